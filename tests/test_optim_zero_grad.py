@@ -1,0 +1,142 @@
+"""zero_grad: model vs optimizer, set-to-None vs zeros, and training without it.
+
+Notes: 001_eaed12e493b64ab2.txt › loss.backward() 和 optimizer.step(),
+› model.zero_grad() 与 optimizer.zero_grad(); 003_df07c2a5da61a567.txt › 4 torch 神经网络,
+› 6 常见错误.
+"""
+import inspect
+
+import pytest
+import torch
+from torch import nn
+from torch.testing import assert_close
+
+from fixtures.versions import torch_at_least
+
+# torch 2.0 flipped the default of Module.zero_grad and Optimizer.zero_grad to
+# set_to_none=True: gradients become None instead of zero tensors.
+SET_TO_NONE_DEFAULT_SINCE = "2.0"
+
+
+def with_grads(*modules):
+    for m in modules:
+        m(torch.randn(2, m.in_features)).sum().backward()
+    return modules
+
+
+def grads(module):
+    return [p.grad for p in module.parameters()]
+
+
+def cleared(grad):
+    """A gradient counts as cleared when it is None or all zeros."""
+    return grad is None or not grad.any()
+
+
+@pytest.mark.claim("optim.zero-grad-clears")
+def test_optimizer_zero_grad_clears_exactly_the_parameters_it_optimizes():
+    optimized, other = with_grads(nn.Linear(3, 2), nn.Linear(3, 2))
+    opt = torch.optim.SGD(optimized.parameters(), lr=0.1)
+    opt.zero_grad()
+    assert all(cleared(g) for g in grads(optimized)), f"grads left: {grads(optimized)}"
+    assert all(g is not None and g.any() for g in grads(other)), "a parameter outside the optimizer was cleared"
+
+
+@pytest.mark.claim("optim.zero-grad-clears")
+def test_zero_grad_before_backward_leaves_only_the_new_gradient():
+    net = nn.Linear(3, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    x = torch.randn(4, 3)
+    net(torch.randn(4, 3)).sum().backward()  # a stale gradient from an earlier step
+    opt.zero_grad()
+    net(x).sum().backward()
+    assert_close(net.weight.grad, x.sum(0, keepdim=True))
+
+
+@pytest.mark.claim("optim.model-zero-grad-zeros")
+def test_model_zero_grad_default_matches_the_version_boundary():
+    (net,) = with_grads(nn.Linear(3, 2))
+    default = inspect.signature(nn.Module.zero_grad).parameters["set_to_none"].default
+    net.zero_grad()
+    if torch_at_least(SET_TO_NONE_DEFAULT_SINCE):
+        assert default is True
+        assert all(g is None for g in grads(net)), f"expected None grads, got {grads(net)}"
+    else:
+        assert default is False
+        assert all(g is not None and not g.any() for g in grads(net)), f"expected zero grads, got {grads(net)}"
+    # zeros are still one keyword away
+    with_grads(net)
+    net.zero_grad(set_to_none=False)
+    assert all(g is not None and not g.any() for g in grads(net))
+
+
+@pytest.mark.claim("optim.zero-grad-equivalent")
+def test_model_and_optimizer_zero_grad_agree_when_the_optimizer_holds_all_parameters():
+    a, b = with_grads(nn.Linear(3, 2), nn.Linear(3, 2))
+    b.load_state_dict(a.state_dict())
+    for p, q in zip(a.parameters(), b.parameters()):
+        q.grad = p.grad.clone()
+    a.zero_grad()
+    torch.optim.SGD(b.parameters(), lr=0.1).zero_grad()
+    for ga, gb in zip(grads(a), grads(b)):
+        assert (ga is None) == (gb is None)
+        if ga is not None:
+            assert torch.equal(ga, gb)
+
+
+@pytest.mark.claim("optim.zero-grad-multi-model")
+def test_with_one_optimizer_over_two_models_model_zero_grad_clears_only_its_model():
+    m1, m2 = with_grads(nn.Linear(3, 2), nn.Linear(3, 2))
+    opt = torch.optim.SGD([*m1.parameters(), *m2.parameters()], lr=0.1)
+    m1.zero_grad()
+    assert all(cleared(g) for g in grads(m1))
+    assert not any(cleared(g) for g in grads(m2)), "model.zero_grad() reached the other model"
+    opt.zero_grad()
+    assert all(cleared(g) for g in grads(m2)), "optimizer.zero_grad() clears both models"
+
+
+@pytest.mark.claim("optim.zero-grad-multi-opt")
+def test_with_two_optimizers_over_one_model_one_optimizer_clears_only_its_share():
+    net = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+    net(torch.randn(2, 3)).sum().backward()
+    opt_first = torch.optim.SGD(net[0].parameters(), lr=0.1)
+    torch.optim.SGD(net[1].parameters(), lr=0.1)
+    opt_first.zero_grad()
+    assert all(cleared(p.grad) for p in net[0].parameters())
+    assert not any(cleared(p.grad) for p in net[1].parameters()), "one optimizer cleared the other's parameters"
+    net.zero_grad()
+    assert all(cleared(p.grad) for p in net.parameters())
+
+
+def train(steps, zero_grad):
+    torch.manual_seed(0)
+    x = torch.randn(64, 3)
+    y = x @ torch.tensor([[1.5], [-2.0], [0.5]])
+    net = nn.Linear(3, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+    losses, step_grads = [], []
+    for _ in range(steps):
+        if zero_grad:
+            opt.zero_grad()
+        before = None if net.weight.grad is None else net.weight.grad.clone()
+        loss = nn.functional.mse_loss(net(x), y)
+        loss.backward()
+        step_grads.append(net.weight.grad - (0 if before is None else before))
+        losses.append(loss.item())
+        opt.step()
+    return losses, net.weight.grad, step_grads
+
+
+@pytest.mark.claim("optim.no-zero-grad")
+def test_without_zero_grad_the_gradient_is_the_exact_running_sum_not_random():
+    losses, grad, step_grads = train(40, zero_grad=False)
+    # nothing random: the stored gradient is the sum of every step's own gradient
+    assert_close(grad, torch.stack(step_grads).sum(0), rtol=1e-4, atol=1e-5)
+    again = train(40, zero_grad=False)
+    assert again[0] == losses, "two identical runs without zero_grad must give identical losses"
+    # and the accumulated step makes training worse than with zero_grad
+    clean, _, _ = train(40, zero_grad=True)
+    tail = losses[10:]
+    turns = sum((b - a) * (c - b) < 0 for a, b, c in zip(tail, tail[1:], tail[2:]))
+    assert min(tail) > 10 * clean[-1], f"loss without zero_grad {min(tail):.3g}, with it {clean[-1]:.3g}"
+    assert turns >= 4, f"without zero_grad the loss should oscillate; it turned {turns} times: {tail}"
