@@ -1,0 +1,250 @@
+"""The claims x torch-version matrix (fixtures/matrix.py), on small claims reports written here.
+
+No torch is installed or imported: each test writes a few schema-1 reports like the ones
+`pytest --claims-report` writes on a given torch, merges them and reads both renderings.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+
+from fixtures import matrix
+
+TITLES = {"optim": "Optimizers & zero_grad", "serial": "Serialization"}
+
+
+def write_report(tmp_path, name, torch, claims, *, torchvision="0.0.0", python="3.11.7", generated=None):
+    """A claims report for one torch version: claims maps ID -> verdict or a dict of entry fields."""
+    entries = []
+    for cid, spec in claims.items():
+        fields = {"verdict": spec} if isinstance(spec, str) else dict(spec)
+        fields.setdefault("reason", None)
+        fields.setdefault("correction", "the truth" if fields["verdict"] == "refuted" else None)
+        entries.append({
+            "id": cid,
+            "topic": cid.split(".", 1)[0],
+            "claim": f"text of {cid}",
+            "tests": [{"nodeid": f"tests/test_x.py::test_{cid}", "outcome": "passed", "reason": None}],
+            "figures": [],
+            **fields,
+        })
+    doc = {
+        "schema": 1,
+        "generated": generated or "2026-01-01T00:00:00+00:00",
+        "environment": {"torch": torch, "torchvision": torchvision, "numpy": "1.26.4", "python": python,
+                        "gpu_count": 0},
+        "run": {"args": ["-m", "cpu"], "markexpr": "cpu", "claims": []},
+        "titles": TITLES,
+        "summary": {},
+        "claims": entries,
+    }
+    path = tmp_path / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def merged(*paths):
+    return matrix.merge([matrix.load(p) for p in paths])
+
+
+def row(m, cid):
+    return next(r for r in m.rows if r.id == cid)
+
+
+def cells(m, cid):
+    return {c.release: cell.verdict for c, cell in zip(m.columns, row(m, cid).cells)}
+
+
+def changes(m, cid):
+    return [t.describe() for t in row(m, cid).transitions]
+
+
+def build(tmp_path, *paths):
+    out = tmp_path / "out"
+    m = matrix.build(list(paths), out, today="2026-02-03")
+    return m, (out / "claims-matrix.md").read_text(encoding="utf-8"), (out / "claims-matrix.html").read_text(encoding="utf-8")
+
+
+def test_columns_are_ordered_by_version_not_by_file_name(tmp_path):
+    # file names sort as 2.10 < 2.9 < 1.13 would not: versions must be compared as numbers
+    paths = [
+        write_report(tmp_path, "torch-2.10.0.json", "2.10.0+cu128", {"optim.a": "holds"}),
+        write_report(tmp_path, "a-torch-2.9.1.json", "2.9.1", {"optim.a": "holds"}),
+        write_report(tmp_path, "z-torch-1.13.1.json", "1.13.1+cu117", {"optim.a": "holds"}),
+    ]
+    m = merged(*paths)
+    assert [c.release for c in m.columns] == ["1.13.1", "2.9.1", "2.10.0"]
+
+
+def test_a_change_is_a_range_from_the_last_old_to_the_first_new_version(tmp_path):
+    paths = [
+        write_report(tmp_path, "r1.json", "1.13.1", {"optim.zero": "holds", "optim.same": "holds"}),
+        write_report(tmp_path, "r2.json", "2.0.1", {"optim.zero": "refuted", "optim.same": "holds"}),
+        write_report(tmp_path, "r3.json", "2.3.1", {"optim.zero": "refuted", "optim.same": "holds"}),
+    ]
+    m = merged(*paths)
+    assert changes(m, "optim.zero") == ["holds \u2192 refuted: changed between 1.13.1 and 2.0.1"]
+    assert changes(m, "optim.same") == []
+
+
+def test_versions_that_measured_nothing_widen_the_range(tmp_path):
+    # not-run, untested and absent say nothing about the behaviour: the range spans them
+    paths = [
+        write_report(tmp_path, "r1.json", "1.13.1", {"serial.load": "holds"}),
+        write_report(tmp_path, "r2.json", "2.0.1", {"serial.load": {"verdict": "not-run", "reason": "needs torch >= 2.1 (found 2.0.1)"}}),
+        write_report(tmp_path, "r3.json", "2.3.1", {"serial.load": "untested"}),
+        write_report(tmp_path, "r4.json", "2.4.1", {}),
+        write_report(tmp_path, "r5.json", "2.6.0", {"serial.load": "refuted"}),
+        write_report(tmp_path, "r6.json", "2.14.1", {"serial.load": "refuted"}),
+    ]
+    m = merged(*paths)
+    assert cells(m, "serial.load") == {
+        "1.13.1": "holds", "2.0.1": "not-run", "2.3.1": "untested", "2.4.1": "absent", "2.6.0": "refuted",
+        "2.14.1": "refuted",
+    }
+    assert changes(m, "serial.load") == ["holds \u2192 refuted: changed between 1.13.1 and 2.6.0"]
+
+
+def test_a_change_back_and_a_changed_correction_are_transitions_too(tmp_path):
+    paths = [
+        write_report(tmp_path, "r1.json", "1.13.1", {"optim.x": {"verdict": "refuted", "correction": "old truth"}}),
+        write_report(tmp_path, "r2.json", "2.0.1", {"optim.x": {"verdict": "refuted", "correction": "new truth"}}),
+        write_report(tmp_path, "r3.json", "2.3.1", {"optim.x": "holds"}),
+        write_report(tmp_path, "r4.json", "2.6.0", {"optim.x": {"verdict": "refuted", "correction": "new truth"}}),
+    ]
+    m = merged(*paths)
+    assert changes(m, "optim.x") == [
+        "refuted \u2192 refuted (the correction changed): changed between 1.13.1 and 2.0.1",
+        "refuted \u2192 holds: changed between 2.0.1 and 2.3.1",
+        "holds \u2192 refuted: changed between 2.3.1 and 2.6.0",
+    ]
+
+
+def test_failed_entries_are_shown_and_listed_with_their_reason(tmp_path):
+    reason = "test_zero_grad_sets_none: call: AssertionError: grad is tensor([0.]), expected None"
+    paths = [
+        write_report(tmp_path, "r1.json", "1.13.1", {"optim.zero": {"verdict": "failed", "reason": reason}}),
+        write_report(tmp_path, "r2.json", "2.0.1", {"optim.zero": "holds"}),
+    ]
+    m, md, page = build(tmp_path, *paths)
+    assert cells(m, "optim.zero") == {"1.13.1": "failed", "2.0.1": "holds"}
+    assert changes(m, "optim.zero") == ["failed \u2192 holds: changed between 1.13.1 and 2.0.1"]
+    failures = md.split("## Failures to look at", 1)
+    assert len(failures) == 2, "the Markdown lists no failures"
+    assert "`optim.zero` | 1.13.1 |" in failures[1] and "expected None" in failures[1]
+    assert re.search(r'class="v v-failed" title="torch 1\.13\.1: failed \| failure: test_zero_grad_sets_none', page)
+
+
+def test_two_reports_for_one_version_that_disagree_give_a_conflict_cell(tmp_path):
+    paths = [
+        write_report(tmp_path, "torch-2.3.1.json", "2.3.1+cu121", {"optim.a": "holds", "optim.b": "holds"}),
+        write_report(tmp_path, "torch-2.3.1-cpu.json", "2.3.1+cpu",
+                     {"optim.a": {"verdict": "failed", "reason": "boom"}, "optim.b": "holds"}),
+        write_report(tmp_path, "torch-2.6.0.json", "2.6.0", {"optim.a": "refuted", "optim.b": "holds"}),
+    ]
+    m, md, page = build(tmp_path, *paths)
+    assert [c.release for c in m.columns] == ["2.3.1", "2.6.0"], "builds of one release share a column"
+    assert cells(m, "optim.a")["2.3.1"] == "conflict"
+    assert cells(m, "optim.b")["2.3.1"] == "holds", "reports that agree are not a conflict"
+    conflict = row(m, "optim.a").cells[0]
+    assert matrix.cell_word(conflict) == "conflict (holds / failed)"
+    note = matrix.cell_note(conflict, "2.3.1")
+    assert "torch-2.3.1.json (2.3.1+cu121): holds" in note and "torch-2.3.1-cpu.json (2.3.1+cpu): failed" in note
+    assert "2 reports agree" in matrix.cell_note(row(m, "optim.b").cells[0], "2.3.1")
+    # a conflict says nothing certain about the behaviour: no transition is inferred from it
+    assert changes(m, "optim.a") == []
+    assert "**conflict (holds / failed)**" in md
+    assert "2.3.1+cu121, 2.3.1+cpu" in md, "the Versions table names both builds"
+
+
+def test_a_claim_missing_from_a_report_is_absent_there(tmp_path):
+    paths = [
+        write_report(tmp_path, "old.json", "1.13.1", {"optim.a": "holds"}),
+        write_report(tmp_path, "new.json", "2.14.1", {"optim.a": "holds", "optim.added": "refuted"}),
+    ]
+    m, md, page = build(tmp_path, *paths)
+    assert cells(m, "optim.added") == {"1.13.1": "absent", "2.14.1": "refuted"}
+    assert changes(m, "optim.added") == []
+    assert "| `optim.added` text of optim.added | absent | refuted |" in md
+    assert 'class="v v-absent" title="torch 1.13.1: the claim is not in this version&#x27;s report' in page
+
+
+def test_rows_follow_the_inventory_order_of_the_newest_report_grouped_by_topic(tmp_path):
+    paths = [
+        write_report(tmp_path, "a.json", "2.0.1", {"serial.b": "holds", "optim.z": "holds"}),
+        write_report(tmp_path, "b.json", "2.6.0", {"optim.z": "holds", "optim.a": "holds", "serial.b": "holds"}),
+    ]
+    m = merged(*paths)
+    assert [r.id for r in m.rows] == ["optim.z", "optim.a", "serial.b"]
+    assert m.topics() == ["optim", "serial"]
+
+
+def test_reasons_are_escaped_in_the_html_and_in_markdown_tables(tmp_path):
+    evil = '<script>alert("x")</script> & a|b'
+    path = write_report(tmp_path, "r.json", "2.6.0", {
+        "optim.a": {"verdict": "refuted", "correction": evil},
+        "optim.b": {"verdict": "not-run", "reason": evil},
+    })
+    _, md, page = build(tmp_path, path)
+    assert "<script>alert" not in page
+    assert page.count("<script>") == 1, "only the page's own filter script"
+    assert html.escape(evil, quote=True) in page
+    assert 'title="torch 2.6.0: refuted | correction: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; a|b' in page
+    assert "<script>" not in md and "a\\|b" in md
+
+
+def test_both_renderings_say_generated_do_not_edit_and_name_date_and_versions(tmp_path):
+    paths = [
+        write_report(tmp_path, "r1.json", "1.13.1+cu117", {"optim.a": "holds"}, torchvision="0.14.1", python="3.10.13"),
+        write_report(tmp_path, "r2.json", "2.14.1+cu130", {"optim.a": "holds"}, torchvision="0.29.1", python="3.11.7"),
+    ]
+    _, md, page = build(tmp_path, *paths)
+    for text in (md, page):
+        assert "do not edit" in text
+        assert "2026-02-03" in text
+        for exact in ("1.13.1+cu117", "0.14.1", "3.10.13", "2.14.1+cu130", "0.29.1", "3.11.7"):
+            assert exact in text
+
+
+def test_the_html_page_is_self_contained_with_a_topic_filter(tmp_path):
+    path = write_report(tmp_path, "r.json", "2.6.0", {"optim.a": "holds", "serial.b": "refuted"})
+    _, _, page = build(tmp_path, path)
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no external assets"
+    assert "<link" not in page
+    assert '<select id="topic">' in page and '<option value="serial">' in page
+    assert '<tr data-topic="serial" data-changed="0">' in page
+    assert 'td.v-holds{background:' in page and 'class="v v-refuted"' in page
+
+
+def test_command_line_expands_patterns_and_fails_clearly(tmp_path, capsys):
+    (tmp_path / "reports").mkdir()
+    write_report(tmp_path / "reports", "torch-2.0.1.json", "2.0.1", {"optim.a": "holds"})
+    write_report(tmp_path / "reports", "torch-1.13.1.json", "1.13.1", {"optim.a": "refuted"})
+    out = tmp_path / "docs"
+    assert matrix.main([str(tmp_path / "reports" / "torch-*.json"), "--out", str(out)]) == 0
+    assert "refuted \u2192 holds: changed between 1.13.1 and 2.0.1" in (out / "claims-matrix.md").read_text()
+    assert (out / "claims-matrix.html").exists()
+
+    assert matrix.main([str(tmp_path / "nothing-*.json"), "--out", str(out)]) == 2
+    assert "no report matches" in capsys.readouterr().err
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema": 1, "environment": {}, "claims": []}))
+    assert matrix.main([str(bad), "--out", str(out)]) == 2
+    assert "names no torch version" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, message", [
+    pytest.param("{not json", "cannot read a claims report", id="not-json"),
+    pytest.param(json.dumps({"schema": 2, "environment": {"torch": "2.0.1"}}), "not a claims report of schema 1", id="other-schema"),
+    pytest.param(json.dumps({"schema": 1, "environment": {"torch": "nightly"}}), "unreadable torch version", id="bad-version"),
+])
+def test_unmergeable_reports_are_refused_with_the_file_name(tmp_path, content, message):
+    path = tmp_path / "r.json"
+    path.write_text(content)
+    with pytest.raises(matrix.MatrixError, match=re.escape(message)) as info:
+        matrix.load(path)
+    assert "r.json" in str(info.value)
