@@ -5,6 +5,10 @@ with `patch=...` the process first executes that code as a plugin, to put torch 
 "wrong world" where a claim's stated behaviour is different. A wrong-world check asserts
 that the claim's tests go red there: a test that stays green in the wrong world checks
 nothing.
+
+Pass the claim's own test file(s) as well as `--claim`: the run then imports only what it
+needs and is not disturbed by other files, e.g.
+    run_spec("tests/test_nn_dropout.py", "--claim", "nn.dropout-train-eval", "-m", "cpu", patch=CODE)
 """
 from __future__ import annotations
 
