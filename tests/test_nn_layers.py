@@ -1,0 +1,137 @@
+"""Layers: Conv2d vs F.conv2d, 'same' padding, global average pooling, Linear, Embedding.
+
+Notes: 000_03e1e7bc9bbd04f1.txt › 1. 模型 (nn.Xxx vs nn.functional.xxx);
+002_d3afcdbaa9416717.txt › 卷积层, › GAP层(Global average pooling)层;
+003_df07c2a5da61a567.txt › 4 torch 神经网络 (nn.Linear on >2-D input, forward as a product with
+the weight matrix, .to(device) vs device=, nn.Embedding); 001_eaed12e493b64ab2.txt › 2. Layers 层.
+"""
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+from torch.testing import assert_close
+
+# nn modules take device= and dtype= factory keywords since torch 1.9 (release notes, "Module
+# construction": factory kwargs for all torch.nn modules).
+FACTORY_KWARGS_SINCE = "1.9"
+
+
+@pytest.mark.claim("nn.functional-vs-module")
+def test_conv2d_layer_equals_f_conv2d_given_its_weight_bias_and_settings(device):
+    conv = nn.Conv2d(3, 4, 3, stride=2, padding=1).to(device)
+    x = torch.randn(2, 3, 9, 9, device=device)
+    functional = F.conv2d(x, conv.weight, conv.bias, stride=2, padding=1)
+    assert torch.equal(conv(x), functional)
+    # the function keeps no state: the settings are the caller's to pass
+    assert F.conv2d(x, conv.weight, conv.bias).shape != conv(x).shape
+
+
+@pytest.mark.claim("nn.conv-same-padding")
+@settings(max_examples=25)
+@given(h=st.integers(1, 17), w=st.integers(1, 17), c_in=st.integers(1, 3), c_out=st.integers(1, 3))
+def test_kernel3_stride1_padding1_conv_keeps_height_and_width(h, w, c_in, c_out):
+    in_channels, out_channels = c_in, c_out
+    conv = torch.nn.Conv2d(in_channels, out_channels, kernel_size=3, stride=1, padding=1, bias=True)
+    y = conv(torch.randn(2, c_in, h, w))
+    assert tuple(y.shape) == (2, c_out, h, w)
+
+
+@pytest.mark.claim("nn.conv-same-padding")
+def test_without_padding_a_kernel3_conv_shrinks_by_two():
+    x = torch.randn(1, 1, 8, 6)
+    assert tuple(nn.Conv2d(1, 1, 3, padding=0)(x).shape) == (1, 1, 6, 4)
+
+
+@pytest.mark.claim("nn.gap")
+@pytest.mark.parametrize("hw", [(1, 1), (5, 7), (16, 16)], ids=lambda hw: f"{hw[0]}x{hw[1]}")
+def test_adaptive_avg_pool_1_is_the_mean_over_height_and_width(hw):
+    gap = torch.nn.AdaptiveAvgPool2d(output_size=1)
+    x = torch.randn(2, 3, *hw)
+    y = gap(x)
+    assert tuple(y.shape) == (2, 3, 1, 1)
+    assert_close(y, x.mean(dim=(2, 3), keepdim=True))
+
+
+@pytest.mark.claim("nn.linear-last-dim")
+@pytest.mark.parametrize(
+    "lead",
+    [(), (5,), (2, 3), (2, 0, 3), (1, 1, 1, 1)],
+    ids=lambda lead: "x".join(map(str, lead)) or "1-D",
+)
+def test_linear_maps_only_the_last_dim(lead):
+    lin = nn.Linear(4, 3)
+    x = torch.randn(*lead, 4)
+    y = lin(x)
+    assert tuple(y.shape) == (*lead, 3)
+    rows = x.reshape(-1, 4) @ lin.weight.detach().T + lin.bias.detach()
+    assert_close(y.detach(), rows.reshape(*lead, 3))
+
+
+@pytest.mark.claim("nn.linear-last-dim")
+def test_linear_ignores_a_matching_size_in_any_other_dim():
+    lin = nn.Linear(4, 3)
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        lin(torch.randn(4, 5))  # in_features sits in dim 0, not the last dim
+
+
+@pytest.mark.claim("nn.linear-weight-orientation")
+def test_linear_multiplies_by_the_transposed_weight():
+    lin = nn.Linear(3, 2)
+    assert tuple(lin.weight.shape) == (2, 3), "weight is (out_features, in_features)"
+    x = torch.randn(5, 3)
+    w, b = lin.weight.detach(), lin.bias.detach()
+    assert_close(lin(x).detach(), x @ w.T + b)
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        x @ w  # the product with the weight matrix as stored does not even fit
+
+
+@pytest.mark.claim("nn.linear-device-kwarg")
+@pytest.mark.needs(min_torch=FACTORY_KWARGS_SINCE)
+def test_layers_can_be_created_on_a_device_with_the_device_keyword(device):
+    lin = nn.Linear(3, 2, device=device)
+    assert {p.device.type for p in lin.parameters()} == {device}
+    assert lin(torch.randn(4, 3, device=device)).device.type == device
+
+
+@pytest.mark.claim("nn.linear-device-kwarg")
+@pytest.mark.needs(min_torch=FACTORY_KWARGS_SINCE)
+def test_device_and_dtype_keywords_place_parameters_without_a_gpu():
+    # the meta device shows the keyword at work on any machine: no .to() involved
+    meta = nn.Linear(3, 2, device="meta")
+    assert {p.device.type for p in meta.parameters()} == {"meta"}
+    double = nn.Conv2d(1, 1, 3, dtype=torch.float64)
+    assert {p.dtype for p in double.parameters()} == {torch.float64}
+
+
+@pytest.mark.claim("nn.linear-device-kwarg")
+@pytest.mark.needs(max_torch=FACTORY_KWARGS_SINCE)
+def test_before_factory_kwargs_layers_reject_the_device_keyword():
+    with pytest.raises(TypeError, match="device"):
+        nn.Linear(3, 2, device="cpu")
+
+
+@pytest.mark.claim("nn.embedding-shape")
+def test_embedding_weight_shape_and_row_lookup():
+    emb = nn.Embedding(10, 3)
+    assert tuple(emb.weight.shape) == (10, 3)
+    idx = torch.tensor([[1, 4], [9, 0]])
+    out = emb(idx)
+    assert tuple(out.shape) == (2, 2, 3)
+    assert torch.equal(out, emb.weight[idx])
+
+
+@pytest.mark.claim("nn.embedding-shape")
+def test_embedding_rejects_out_of_range_indices_and_float_one_hot_input():
+    emb = nn.Embedding(10, 3)
+    with pytest.raises(IndexError, match="index out of range"):
+        emb(torch.tensor([10]))
+    one_hot = F.one_hot(torch.tensor([4]), 10)
+    with pytest.raises(RuntimeError, match="Long, Int"):
+        emb(one_hot.float())
+    # an integer one-hot vector is read as ten indices (0s and a 1), not as "row 4"
+    looked_up = emb(one_hot)
+    assert tuple(looked_up.shape) == (1, 10, 3)
+    assert torch.equal(looked_up[0], emb.weight[one_hot[0]])
+    assert not torch.equal(looked_up[0, 4], emb.weight[4])
