@@ -259,6 +259,9 @@ def test_no_grad_keeps_no_activations_alive():
     assert out.grad_fn is not None
 
 
+NOISE_MARGIN = 0.03  # a decision needs 3/4 of the rounds at least 3 % apart
+
+
 @pytest.mark.benchmark
 @pytest.mark.claim("autograd.no-grad-speed-memory")
 def test_no_grad_forward_is_faster_than_recording_forward(claim_figure, claim_inconclusive):
@@ -281,16 +284,21 @@ def test_no_grad_forward_is_faster_than_recording_forward(claim_figure, claim_in
 
     t_grad = Timer("f()", globals={"f": recording})
     t_free = Timer("f()", globals={"f": not_recording})
-    # interleaved pairs: a change in machine load hits both sides of a pair alike
+    # 25 rounds of interleaved blocks: a change in machine load hits both sides of a round
+    # alike, and the fastest of a side's four blocks is the one least disturbed by other work
     ratios = []
     for _ in range(25):
-        ratios.append(t_grad.timeit(100).median / t_free.timeit(100).median)
+        grad_blocks, free_blocks = [], []
+        for _ in range(4):
+            grad_blocks.append(t_grad.timeit(25).median)
+            free_blocks.append(t_free.timeit(25).median)
+        ratios.append(min(grad_blocks) / min(free_blocks))
     q1, median, q3 = statistics.quantiles(ratios, n=4)
     claim_figure("forward time with grad / under no_grad", round(median, 3), spread=round(q3 - q1, 3), unit="x")
-    if q1 <= 1.0 <= q3:
-        claim_inconclusive(f"time ratio quartiles {q1:.3f}..{q3:.3f} straddle 1: noise hides the difference")
+    if q1 <= 1 + NOISE_MARGIN and q3 >= 1 - NOISE_MARGIN:
+        claim_inconclusive(f"time ratio quartiles {q1:.3f}..{q3:.3f}: noise hides any difference")
         return
-    assert q1 > 1.0, f"no_grad forward was slower: ratio quartiles {q1:.3f}..{q3:.3f}"
+    assert q1 > 1 + NOISE_MARGIN, f"no_grad forward was slower: ratio quartiles {q1:.3f}..{q3:.3f}"
 
 
 # --- eval, frozen tensors --------------------------------------------------------------------
@@ -300,6 +308,7 @@ def test_no_grad_forward_is_faster_than_recording_forward(claim_figure, claim_in
 def test_eval_mode_changes_dropout_and_batchnorm_but_gradients_and_updates_go_on():
     model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Dropout(0.5), nn.Linear(8, 1))
     x = torch.randn(16, 4)
+    assert not torch.equal(model(x), model(x)), "train-mode dropout should differ between calls"
     model.eval()
     running_mean = model[1].running_mean.clone()
     out = model(x)
