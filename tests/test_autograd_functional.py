@@ -111,6 +111,19 @@ def test_grad_outputs_of_exactly_y_shape_is_accepted():
     assert_close(g, x.detach())
 
 
+@pytest.mark.claim("autograd.grad-outputs-no-sum")
+def test_grad_outputs_weights_a_sum_over_all_outputs_not_an_element_wise_product():
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    y = x * x.sum()  # every y_i depends on every x_j: dy_i/dx_j = delta_ij * s + x_i
+    v = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64)
+    (g,) = torch.autograd.grad(y, x, grad_outputs=v)
+    xd, s = x.detach(), x.detach().sum()
+    vjp = v * s + (v * xd).sum()  # sum_i v_i dy_i/dx_j
+    elementwise = v * (s + xd)  # v_j dy_j/dx_j, "multiplied element-wise, not summed"
+    assert_close(g, vjp)
+    assert not torch.equal(g, elementwise), f"grad {g} equals the element-wise product {elementwise}"
+
+
 # --- torch.func ----------------------------------------------------------------------------
 
 
