@@ -1,0 +1,325 @@
+"""torchvision transforms and utils on generated, non-square images.
+
+Notes: 001_eaed12e493b64ab2.txt › 二、Torchvision › torchvision.transforms (Resize(96),
+ToTensor, Normalize(0.5, 0.5)) and › 其他函数 (make_grid + ToPILImage);
+002_d3afcdbaa9416717.txt › 常用训练和验证数据预处理 (ToTensor layout, the train and val
+pipelines); 003_df07c2a5da61a567.txt › 1 import (`utils.make_grid` in a from-import),
+› 5 读取图像 (Compose, Normalize per channel, make_grid) and › 6 常见错误 (ToPILImage without
+a clamp).
+
+Images come from fixtures/images.py: an 80 (wide) x 48 (high) RGB image, as a PIL image,
+a uint8 H x W x 3 array and a float 3 x H x W tensor.
+"""
+import numpy as np
+import pytest
+import torch
+import torchvision
+import torchvision.transforms as T
+from PIL import Image
+from torch.testing import assert_close
+from torchvision.utils import make_grid
+
+from fixtures.images import IMAGE_H, IMAGE_W, make_float_image
+from fixtures.threads import one_thread
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+
+# The note's training pipeline (002 › 常用训练和验证数据预处理), re-typed as written: it mixes
+# `torchvision.transforms.X` with a bare `transforms.X`, so it runs where both names exist.
+NOTE_TRAIN_PIPELINE = """
+train_transform = torchvision.transforms.Compose([
+    torchvision.transforms.RandomResizedCrop(size=224, scale=(0.08, 1.0)),
+    torchvision.transforms.RandomHorizontalFlip(),
+    torchvision.transforms.ToTensor(),
+    torchvision.transforms.Normalize(mean=(0.485,0.456,0.406), std=(0.229, 0.224, 0.225)),
+    transforms.ColorJitter(contrast=0.5),
+    torchvision.transforms.RandomRotation((-30,30))
+])
+"""
+
+
+@pytest.fixture(autouse=True)
+def _single_thread():
+    """224 x 224 resizes and rotations are 10x slower on two contended threads than on one."""
+    with one_thread():
+        yield
+
+
+def _pixels(image: Image.Image) -> np.ndarray:
+    return np.asarray(image)
+
+
+# --- tv.resize-int ---------------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.resize-int")
+def test_resize_int_scales_the_shorter_side_and_keeps_the_aspect_ratio(rgb_image):
+    resized = T.Resize(96)(rgb_image)
+    # 80 x 48 (W x H): the shorter side (48) becomes 96, the other one grows by the same 2x
+    assert resized.size == (160, 96), f"Resize(96) on {rgb_image.size} gave {resized.size}, expected (160, 96)"
+
+
+@pytest.mark.claim("tv.resize-int")
+def test_resize_int_on_a_tensor_keeps_the_aspect_ratio_too():
+    resized = T.Resize(96, antialias=True)(make_float_image())
+    assert resized.shape == (3, 96, 160), resized.shape
+
+
+@pytest.mark.claim("tv.resize-int")
+def test_only_a_pair_or_a_square_input_gives_a_square_result(rgb_image):
+    assert T.Resize((96, 96))(rgb_image).size == (96, 96)
+    square = rgb_image.crop((0, 0, 48, 48))
+    assert T.Resize(96)(square).size == (96, 96)
+
+
+# --- tv.normalize-half -----------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.normalize-half")
+def test_totensor_then_normalize_half_maps_pixels_onto_minus_one_to_one(rgb_image, rgb_array):
+    out = T.Compose([T.ToTensor(), T.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))])(rgb_image)
+    expected = torch.from_numpy(rgb_array).permute(2, 0, 1).float() / 255 * 2 - 1
+    assert_close(out, expected)
+    # the fixture holds pixels 0 and 255 in every channel: both ends are reached exactly
+    assert out.min().item() == -1.0 and out.max().item() == 1.0, (out.min().item(), out.max().item())
+
+
+@pytest.mark.claim("tv.normalize-half")
+def test_note_pipeline_with_resize_stays_within_minus_one_to_one(rgb_image):
+    out = T.Compose([T.Resize(96), T.ToTensor(), T.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))])(rgb_image)
+    assert out.shape == (3, 96, 160)
+    assert -1.0 <= out.min().item() and out.max().item() <= 1.0
+
+
+# --- tv.normalize-per-channel ----------------------------------------------------------
+
+MEAN, STD = (0.1, 0.5, 0.9), (0.2, 0.4, 0.8)
+
+
+@pytest.mark.claim("tv.normalize-per-channel")
+@pytest.mark.parametrize(
+    "mean, std",
+    [pytest.param(MEAN, STD, id="tuples"), pytest.param(torch.tensor(MEAN), torch.tensor(STD), id="tensors")],
+)
+def test_normalize_uses_each_channels_own_mean_and_std(float_image, mean, std):
+    out = T.Normalize(mean, std)(float_image)
+    for c in range(3):
+        assert_close(out[c], (float_image[c] - MEAN[c]) / STD[c], msg=f"channel {c}")
+    # a single mean and std for all channels would give something else
+    assert not torch.allclose(out[2], (float_image[2] - MEAN[0]) / STD[0])
+
+
+# --- tv.compose ------------------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.compose")
+def test_compose_calls_its_transforms_in_list_order(rgb_image):
+    calls = []
+
+    def step(name):
+        def t(x):
+            calls.append(name)
+            return x
+
+        return t
+
+    T.Compose([step("first"), step("second"), step("third")])(rgb_image)
+    assert calls == ["first", "second", "third"]
+
+
+@pytest.mark.claim("tv.compose")
+def test_compose_equals_applying_the_steps_one_after_the_other(rgb_image):
+    crop, resize = T.CenterCrop(40), T.Resize(20)
+    assert T.Compose([crop, resize])(rgb_image).size == resize(crop(rgb_image)).size == (20, 20)
+    # the other order is another transform: resize 80x48 -> 33x20, then a 40x40 crop pads
+    assert T.Compose([resize, crop])(rgb_image).size == (40, 40)
+    assert _pixels(T.Compose([resize, crop])(rgb_image))[0, 0].tolist() == [0, 0, 0], "expected padding"
+
+
+# --- tv.make-grid-shape ----------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.make-grid-shape")
+def test_make_grid_lays_out_nrow_images_per_row_with_padding():
+    n, h, w, pad, nrow = 32, 10, 12, 2, 8
+    images = torch.rand(n, 3, h, w) * 0.9 + 0.1  # never 0, so padding (pad_value 0) stands out
+    grid = make_grid(images, nrow=nrow, padding=pad)
+    rows = n // nrow
+    assert grid.shape == (3, rows * (h + pad) + pad, nrow * (w + pad) + pad) == (3, 50, 114), grid.shape
+    covered = torch.zeros(grid.shape[1:], dtype=torch.bool)
+    for k in range(n):
+        r, c = divmod(k, nrow)
+        y, x = pad + r * (h + pad), pad + c * (w + pad)
+        assert torch.equal(grid[:, y:y + h, x:x + w], images[k]), f"image {k} is not at row {r}, column {c}"
+        covered[y:y + h, x:x + w] = True
+    assert (grid[:, ~covered] == 0).all(), "everything between the images should be padding"
+
+
+@pytest.mark.claim("tv.make-grid-shape")
+@pytest.mark.parametrize(
+    "n, nrow, padding, shape",
+    [
+        pytest.param(5, 8, 2, (3, 14, 72), id="fewer-than-nrow"),
+        pytest.param(9, 4, 1, (3, 34, 53), id="partial-last-row"),
+        pytest.param(1, 8, 2, (3, 10, 12), id="single-image-unpadded"),
+    ],
+)
+def test_make_grid_shape_for_other_counts(n, nrow, padding, shape):
+    assert make_grid(torch.rand(n, 3, 10, 12), nrow=nrow, padding=padding).shape == shape
+
+
+# --- tv.make-grid-3ch ------------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.make-grid-3ch")
+@pytest.mark.parametrize(
+    "channels, out_channels",
+    [
+        pytest.param(1, 3, id="1ch->3"),
+        pytest.param(2, 2, id="2ch->2"),
+        pytest.param(3, 3, id="3ch->3"),
+        pytest.param(4, 4, id="4ch->4"),
+    ],
+)
+def test_make_grid_output_channels(channels, out_channels):
+    images = torch.rand(4, channels, 10, 12)
+    grid = make_grid(images, nrow=2, padding=2)
+    assert grid.shape == (out_channels, 26, 30), f"{channels}-channel input gave {tuple(grid.shape)}"
+    if channels == 1:
+        # single-channel images are repeated into three identical channels
+        assert torch.equal(grid[0], grid[1]) and torch.equal(grid[1], grid[2])
+        assert torch.equal(grid[0, 2:12, 2:14], images[0, 0])
+
+
+# --- tv.to-pil-image-grid --------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.to-pil-image-grid")
+def test_to_pil_image_turns_a_grid_into_an_rgb_image_of_the_same_pixels():
+    grid = make_grid(torch.rand(32, 3, 10, 12), nrow=8, padding=2)
+    image = T.ToPILImage()(grid)
+    assert isinstance(image, Image.Image) and image.mode == "RGB"
+    assert image.size == (grid.shape[2], grid.shape[1]) == (114, 50)
+    expected = (grid * 255).to(torch.uint8).permute(1, 2, 0).numpy()
+    assert np.array_equal(_pixels(image), expected)
+
+
+@pytest.mark.claim("tv.to-pil-image-grid")
+def test_a_four_channel_grid_becomes_an_rgba_image():
+    image = T.ToPILImage()(make_grid(torch.rand(4, 4, 10, 12), nrow=2))
+    assert image.mode == "RGBA"
+
+
+# --- tv.to-pil-no-clamp ----------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.to-pil-no-clamp")
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+def test_to_pil_image_wraps_out_of_range_values_instead_of_clamping():
+    values = [-0.5, 0.0, 0.5, 1.0, 1.5, 2.0]
+    t = torch.tensor(values).reshape(1, 1, -1).expand(3, 1, -1).contiguous()
+    wrapped = _pixels(T.ToPILImage()(t))[0, :, 0].tolist()
+    clamped = _pixels(T.ToPILImage()(t.clamp(min=0, max=1)))[0, :, 0].tolist()
+    assert clamped == [0, 0, 127, 255, 255, 255]
+    # in range: v * 255 truncated; above 1: the same, modulo 256 (1.5 -> 382 -> 126)
+    assert wrapped[1:] == [0, 127, 255, 126, 254], f"pixels {wrapped}"
+    # below 0 (x86-64): -127.5 -> -127 -> 129 modulo 256; a bright pixel where black was meant
+    assert wrapped[0] == 129, f"pixel for -0.5 is {wrapped[0]}"
+    assert wrapped != clamped
+
+
+# --- tv.to-tensor-layout ---------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.to-tensor-layout")
+@pytest.mark.parametrize("source", ["ndarray", "pil"])
+def test_to_tensor_turns_h_w_c_uint8_into_c_h_w_float_in_0_1(source, rgb_array, rgb_image):
+    assert rgb_array.shape == (IMAGE_H, IMAGE_W, 3)  # numpy/PIL layout: H x W x C
+    t = T.ToTensor()(rgb_array if source == "ndarray" else rgb_image)
+    assert t.shape == (3, IMAGE_H, IMAGE_W), f"got {tuple(t.shape)}, expected C x H x W = (3, 48, 80)"
+    assert t.dtype == torch.float32
+    y, x = 5, 70  # a pixel off the diagonal: a transposed layout would not find it here
+    assert_close(t[:, y, x], torch.from_numpy(rgb_array[y, x].copy()).float() / 255)
+    assert t.min().item() == 0.0 and t.max().item() == 1.0
+
+
+# --- tv.train-transform-pipeline -------------------------------------------------------
+
+
+def _note_train_transform():
+    namespace = {"torchvision": torchvision, "transforms": T}
+    exec(compile(NOTE_TRAIN_PIPELINE, "<note 002 › 常用训练和验证数据预处理>", "exec"), namespace)
+    return namespace["train_transform"]
+
+
+@pytest.mark.claim("tv.train-transform-pipeline")
+def test_train_pipeline_gives_3x224x224_but_colorjitter_clamps_away_the_normalisation(rgb_image):
+    train = _note_train_transform()
+    before_jitter = T.Compose(train.transforms[:4])
+    torch.manual_seed(1)
+    normalized = before_jitter(rgb_image)
+    torch.manual_seed(1)
+    out = train(rgb_image)
+    assert out.shape == (3, 224, 224)
+    # after Normalize the values span well beyond [0, 1] ...
+    assert normalized.min().item() < -1.5 and normalized.max().item() > 2.0, (normalized.min(), normalized.max())
+    # ... after ColorJitter (and the rotation) nothing is left outside [0, 1]
+    assert out.min().item() >= 0.0 and out.max().item() <= 1.0, (out.min().item(), out.max().item())
+
+
+@pytest.mark.claim("tv.train-transform-pipeline")
+def test_contrast_adjustment_of_a_float_tensor_clamps_to_0_1(float_image):
+    normalized = T.Normalize(IMAGENET_MEAN, IMAGENET_STD)(float_image)
+    assert normalized.min().item() < 0 and normalized.max().item() > 1
+    # contrast factor 1 changes nothing but the range: it is exactly a clamp to [0, 1]
+    unchanged_contrast = torchvision.transforms.functional.adjust_contrast(normalized, 1.0)
+    assert torch.equal(unchanged_contrast, normalized.clamp(0, 1))
+    jittered = T.ColorJitter(contrast=0.5)(normalized)
+    assert jittered.min().item() >= 0.0 and jittered.max().item() <= 1.0
+
+
+# --- tv.val-transform ------------------------------------------------------------------
+
+
+@pytest.mark.claim("tv.val-transform")
+def test_val_pipeline_gives_a_normalised_3x224x224_tensor(rgb_image):
+    val = T.Compose([
+        T.Resize(256),
+        T.CenterCrop(224),
+        T.ToTensor(),
+        T.Normalize(mean=IMAGENET_MEAN, std=IMAGENET_STD),
+    ])
+    out = val(rgb_image)
+    assert out.shape == (3, 224, 224)
+    resized = T.Resize(256)(rgb_image)
+    assert resized.size == (426, 256), "Resize(256) keeps the aspect ratio; the crop makes it square"
+    unnormalized = out * torch.tensor(IMAGENET_STD).view(3, 1, 1) + torch.tensor(IMAGENET_MEAN).view(3, 1, 1)
+    assert_close(unnormalized, T.ToTensor()(T.CenterCrop(224)(resized)))
+
+
+@pytest.mark.claim("tv.val-transform", "tv.train-transform-pipeline")
+@pytest.mark.parametrize("size", [pytest.param(224, id="int"), pytest.param((200, 300), id="pair-h-w")])
+def test_center_and_random_resized_crops_output_the_requested_size(rgb_image, size):
+    h, w = (size, size) if isinstance(size, int) else size
+    big = T.Resize(320)(rgb_image)
+    assert T.CenterCrop(size)(big).size == (w, h)
+    assert T.RandomResizedCrop(size)(rgb_image).size == (w, h)
+
+
+# --- tv.import-utils-make-grid ---------------------------------------------------------
+
+
+@pytest.mark.claim("tv.import-utils-make-grid")
+def test_dotted_name_in_a_from_import_list_is_a_syntax_error():
+    line = "from torchvision import models, transforms, utils.make_grid\n"
+    with pytest.raises(SyntaxError) as info:
+        compile(line, "<note 003 › 1 import>", "exec")
+    assert info.value.lineno == 1 and line[info.value.offset - 1] == ".", (info.value.msg, info.value.offset)
+
+
+@pytest.mark.claim("tv.import-utils-make-grid")
+def test_the_valid_spellings_import_make_grid():
+    namespace = {}
+    exec("from torchvision import models, transforms, utils\nfrom torchvision.utils import make_grid\n", namespace)
+    assert namespace["make_grid"] is namespace["utils"].make_grid is make_grid
