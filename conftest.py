@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["fixtures.needs", "fixtures.claims_plugin", "fixtures.state_guard", "fixtures.images"]
+pytest_plugins = ["fixtures.needs", "fixtures.claims_plugin", "fixtures.state_guard", "fixtures.images", "fixtures.gpu", "fixtures.procs"]
 
 # "ci" is derandomized: the claims report must not depend on the luck of the draw.
 settings.register_profile(
@@ -15,6 +15,16 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def pytest_configure(config):
+    """xdist workers use one intra-op thread each: with -n N on N cores, two threads per worker
+    oversubscribe the cores, and OpenMP's barrier then makes small convolutions 10-50x slower.
+    An explicit OMP_NUM_THREADS wins."""
+    if hasattr(config, "workerinput") and "OMP_NUM_THREADS" not in os.environ:
+        import torch
+
+        torch.set_num_threads(1)
 
 
 @pytest.fixture(autouse=True)
