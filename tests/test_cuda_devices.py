@@ -1,0 +1,298 @@
+"""Choosing GPUs: device strings, CUDA_VISIBLE_DEVICES, set_device vs .cuda(i), versions, ranks.
+
+Notes: 000_03e1e7bc9bbd04f1.txt › 1. 指定GPU; 002_d3afcdbaa9416717.txt › 检查PyTorch版本,
+› 指定程序在特定的GPU上运行, › 判断是否有cuda支持; 004_79576bb56bce5aea.txt › 杂录 (torch.version.cuda);
+003_df07c2a5da61a567.txt › 在多个 GPU 上训练神经网络 (device_count, rank).
+
+Environment-variable claims run in a fresh process (the parent has usually initialised CUDA,
+after which CUDA_VISIBLE_DEVICES no longer matters). Devices are identified across processes by
+their UUID; an outer CUDA_VISIBLE_DEVICES is respected by numbering from the parent's view.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+from torch import nn
+
+DEVICE_UUID_SINCE = "2.1"  # torch.cuda.get_device_properties(i).uuid
+
+
+def run_python(code: str, **env) -> dict:
+    """Run `code` in a fresh interpreter with env overrides; it prints one JSON line last."""
+    full_env = {**os.environ, **env}
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=full_env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"child failed ({proc.returncode}):\n{proc.stderr[-2000:]}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def visible_ids() -> list:
+    """The device ids this process sees, as CUDA_VISIBLE_DEVICES would name them."""
+    outer = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if outer is not None:
+        return [i.strip() for i in outer.split(",") if i.strip()][: torch.cuda.device_count()]
+    return [str(i) for i in range(torch.cuda.device_count())]
+
+
+def uuid_of(index: int) -> str:
+    return str(torch.cuda.get_device_properties(index).uuid)
+
+
+# --- cuda.visible-devices-code --------------------------------------------------------------
+
+CHILD_SETS_VISIBLE_THEN_USES_CUDA = """
+    import json, os
+    import torch
+    os.environ["CUDA_VISIBLE_DEVICES"] = {value!r}   # in code, before any CUDA call
+    n = torch.cuda.device_count()
+    print(json.dumps({{"count": n, "available": torch.cuda.is_available(),
+                      "uuids": [str(torch.cuda.get_device_properties(i).uuid) for i in range(n)]}}))
+"""
+
+
+@pytest.mark.claim("cuda.visible-devices-code", "cuda.is-available")
+@pytest.mark.needs(gpus=1, min_torch=DEVICE_UUID_SINCE)
+def test_visible_devices_set_in_code_before_cuda_starts_restricts_the_process():
+    first = visible_ids()[0]
+    one = run_python(CHILD_SETS_VISIBLE_THEN_USES_CUDA.format(value=first))
+    assert one["count"] == 1 and one["uuids"] == [uuid_of(0)], one
+    none = run_python(CHILD_SETS_VISIBLE_THEN_USES_CUDA.format(value=""))
+    assert none == {"count": 0, "available": False, "uuids": []}, none
+
+
+@pytest.mark.claim("cuda.visible-devices-code")
+@pytest.mark.needs(gpus=1)
+def test_visible_devices_set_in_code_after_cuda_starts_changes_nothing():
+    child = run_python("""
+        import json, os
+        import torch
+        before = torch.cuda.device_count()
+        torch.zeros(1, device="cuda")                  # CUDA is initialised now
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""        # too late
+        x = torch.ones(1, device="cuda") * 2
+        print(json.dumps({"before": before, "after": torch.cuda.device_count(),
+                          "available": torch.cuda.is_available(), "value": x.item()}))
+    """)
+    n = torch.cuda.device_count()
+    assert child == {"before": n, "after": n, "available": True, "value": 2.0}, child
+
+
+# --- cuda.visible-devices-priority -----------------------------------------------------------
+
+
+def run_sh_script(tmp_path, body: str, **env) -> str:
+    script = tmp_path / "run.sh"
+    script.write_text(body)
+    proc = subprocess.run(["sh", str(script)], env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.claim("cuda.visible-devices-priority")
+def test_an_export_in_the_script_overrides_the_command_line_prefix(tmp_path):
+    # `CUDA_VISIBLE_DEVICES=0,1 sh run.sh` with run.sh doing `export CUDA_VISIBLE_DEVICES=3 && train`
+    seen = run_sh_script(tmp_path, 'export CUDA_VISIBLE_DEVICES=3 && printenv CUDA_VISIBLE_DEVICES\n',
+                         CUDA_VISIBLE_DEVICES="0,1")
+    assert seen == "3", f"the training command saw {seen!r}; the note ranks the command line above the script"
+    # and a prefix on the command itself beats an earlier export: the last assignment wins
+    seen = run_sh_script(tmp_path, 'export CUDA_VISIBLE_DEVICES=3\nCUDA_VISIBLE_DEVICES=0,1 printenv CUDA_VISIBLE_DEVICES\n')
+    assert seen == "0,1", seen
+
+
+@pytest.mark.claim("cuda.visible-devices-priority")
+@pytest.mark.needs(gpus=1, min_torch=DEVICE_UUID_SINCE)
+def test_torch_sees_the_last_assignment_before_cuda_starts(tmp_path):
+    first = visible_ids()[0]
+    count = f'"{sys.executable}" -c "import torch; print(torch.cuda.device_count())"'
+    # the prefix hides every GPU, the script exports one: the script wins
+    seen = run_sh_script(tmp_path, f"export CUDA_VISIBLE_DEVICES='{first}' && {count}\n", CUDA_VISIBLE_DEVICES="")
+    assert seen == "1", f"device_count under the script's export: {seen}"
+    # the environment hides every GPU, the code sets one before CUDA starts: the code wins
+    child = run_python(CHILD_SETS_VISIBLE_THEN_USES_CUDA.format(value=first), CUDA_VISIBLE_DEVICES="")
+    assert child["count"] == 1, child
+
+
+# --- cuda.device-string-multi / cuda.set-device-multi ------------------------------------------
+
+MULTI_INDEX_STRINGS = [
+    pytest.param("cuda:1,2", id="cuda:1,2"),
+    pytest.param("cuda:" + str([1, 2]), id="cuda:+str(list)"),
+    pytest.param("cuda:" + str((1, 2)), id="cuda:+str(tuple)"),
+]
+
+
+@pytest.mark.claim("cuda.device-string-multi", "cuda.set-device-multi")
+@pytest.mark.parametrize("text", MULTI_INDEX_STRINGS)
+def test_a_device_string_with_several_indices_is_invalid(text):
+    with pytest.raises(RuntimeError, match=re.escape(f"Invalid device string: '{text}'")):
+        torch.device(text)
+
+
+@pytest.mark.claim("cuda.device-string-multi", "cuda.set-device-multi")
+@pytest.mark.parametrize(
+    "text, index",
+    [pytest.param("cuda", None, id="cuda"), pytest.param("cuda:0", 0, id="cuda:0"),
+     pytest.param("cuda:1", 1, id="cuda:1"), pytest.param("cuda:12", 12, id="cuda:12")],
+)
+def test_a_device_string_names_one_device(text, index):
+    device = torch.device(text)  # parsing needs no GPU
+    assert (device.type, device.index) == ("cuda", index)
+
+
+@pytest.mark.claim("cuda.device-string-multi")
+def test_module_cuda_with_several_indices_raises_before_any_copy():
+    model = nn.Linear(2, 2)
+    with pytest.raises(RuntimeError, match=re.escape("Invalid device string: 'cuda:1,2'")):
+        model.cuda("cuda:1,2")
+    assert model.weight.device.type == "cpu"
+
+
+@pytest.mark.claim("cuda.set-device-multi")
+def test_set_device_with_several_indices_raises():
+    gpu_ids = [1, 2]
+    with pytest.raises(RuntimeError, match="Invalid device string"):
+        torch.cuda.set_device("cuda:" + str(gpu_ids))
+    with pytest.raises(RuntimeError, match="Invalid device string"):
+        torch.cuda.set_device("cuda:1,2")
+
+
+# --- cuda.cuda-over-set-device ------------------------------------------------------------------
+
+
+@pytest.mark.claim("cuda.cuda-over-set-device")
+@pytest.mark.needs(gpus=2)
+def test_explicit_cuda_index_wins_over_set_device():
+    previous = torch.cuda.current_device()
+    try:
+        for current, explicit in ((0, 1), (1, 0)):
+            torch.cuda.set_device(current)
+            assert torch.zeros(1).cuda().device == torch.device("cuda", current)  # default follows set_device
+            assert torch.zeros(1).cuda(explicit).device == torch.device("cuda", explicit)
+            assert nn.Linear(2, 2).cuda(explicit).weight.device == torch.device("cuda", explicit)
+            assert torch.zeros(1, device=f"cuda:{explicit}").device.index == explicit
+    finally:
+        torch.cuda.set_device(previous)
+
+
+# --- cuda.visible-renumbering -----------------------------------------------------------------
+
+
+@pytest.mark.claim("cuda.visible-renumbering")
+@pytest.mark.needs(gpus=2, min_torch=DEVICE_UUID_SINCE)
+def test_visible_devices_are_renumbered_from_zero():
+    ids = visible_ids()
+    rotated = ids[1:] + ids[:1]  # e.g. "2,3,4,5" for the note, here the parent's list rotated by one
+    child = run_python("""
+        import json
+        import torch
+        t = torch.ones(1).cuda(1)                    # the note's .cuda(1)
+        print(json.dumps({"index": t.device.index,
+                          "uuid": str(torch.cuda.get_device_properties(t.device).uuid),
+                          "uuid0": str(torch.cuda.get_device_properties(0).uuid)}))
+    """, CUDA_VISIBLE_DEVICES=",".join(rotated))
+    # the child's cuda:k is the k-th id of its list: cuda:0 is the parent's device 1,
+    # cuda:1 the parent's device 2 % n
+    n = len(ids)
+    assert child == {"index": 1, "uuid": uuid_of(2 % n), "uuid0": uuid_of(1)}, child
+
+
+# --- cuda.version-info / cuda.version-cuda-var / cuda.is-available ---------------------------------
+
+
+@pytest.mark.claim("cuda.version-info", "cuda.version-cuda-var")
+def test_version_attributes_name_the_torch_cuda_and_cudnn_builds():
+    assert re.match(r"^\d+\.\d+\.\d+", torch.__version__), torch.__version__
+    cuda = torch.version.cuda
+    local = torch.__version__.partition("+")[2]
+    if cuda is None:  # a CPU-only build
+        assert not local.startswith("cu"), (torch.__version__, cuda)
+        return
+    assert re.fullmatch(r"\d+\.\d+", cuda), f"torch.version.cuda = {cuda!r}"
+    if local.startswith("cu"):  # e.g. 2.14.1+cu130 was built with CUDA 13.0
+        digits = local[2:]
+        assert cuda == f"{int(digits[:-1])}.{digits[-1]}", (torch.__version__, cuda)
+    cudnn = torch.backends.cudnn.version()
+    assert cudnn is None or (isinstance(cudnn, int) and cudnn > 0), f"cudnn.version() = {cudnn!r}"
+
+
+@pytest.mark.claim("cuda.version-info")
+@pytest.mark.needs(gpus=1)
+def test_get_device_name_is_the_gpu_model():
+    name = torch.cuda.get_device_name(0)
+    assert name and name == torch.cuda.get_device_properties(0).name, name
+    assert isinstance(torch.backends.cudnn.version(), int)
+
+
+@pytest.mark.claim("cuda.is-available")
+def test_is_available_says_whether_a_cuda_tensor_can_be_made():
+    available = torch.cuda.is_available()
+    assert available == (torch.cuda.device_count() > 0)
+    if available:
+        assert torch.zeros(1, device="cuda").is_cuda
+    else:
+        # no driver: RuntimeError; a CPU-only build: AssertionError "Torch not compiled with CUDA"
+        with pytest.raises((RuntimeError, AssertionError)):
+            torch.zeros(1, device="cuda")
+
+
+# --- cuda.device-count-rank ----------------------------------------------------------------------
+
+
+@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.needs(gpus=1)
+def test_every_index_below_device_count_is_usable_and_the_next_is_not():
+    n = torch.cuda.device_count()
+    for i in range(n):
+        assert torch.ones(1, device=f"cuda:{i}").device.index == i
+    with pytest.raises(RuntimeError, match="(?i)invalid device ordinal|out of range"):
+        torch.ones(1, device=f"cuda:{n}")
+
+
+RANKS_SCRIPT = """
+import json, os, sys
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def worker(rank, world_size, store, queue):
+    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world_size)
+    torch.cuda.set_device(0)                      # both ranks on the one GPU
+    total = torch.tensor([float(rank)])
+    dist.all_reduce(total)
+    queue.put({"rank": dist.get_rank(), "device": torch.cuda.current_device(),
+               "pid": os.getpid(), "sum": total.item()})
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    ctx = mp.get_context("spawn")
+    queue = ctx.SimpleQueue()
+    mp.spawn(worker, args=(2, sys.argv[1], queue), nprocs=2, join=True)
+    workers = sorted((queue.get() for _ in range(2)), key=lambda w: w["rank"])
+    print(json.dumps({"parent_pid": os.getpid(), "parent_has_rank": dist.is_initialized(),
+                      "workers": workers}))
+"""
+
+
+@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.needs(gpus=1, processes=True)
+def test_ranks_number_processes_not_gpus(tmp_path):
+    script = tmp_path / "ranks.py"
+    script.write_text(RANKS_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "store")], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "CUDA_VISIBLE_DEVICES": visible_ids()[0]})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    workers = out["workers"]
+    assert [w["rank"] for w in workers] == [0, 1] and all(w["sum"] == 1.0 for w in workers), workers
+    assert {w["device"] for w in workers} == {0}, "two ranks share GPU 0: a rank is not a GPU"
+    assert out["parent_pid"] not in {w["pid"] for w in workers} and not out["parent_has_rank"], (
+        "rank 0 is one of the spawned workers, not the launching process"
+    )

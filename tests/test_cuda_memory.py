@@ -1,0 +1,234 @@
+"""GPU memory statistics, empty_cache, and asynchronous execution (synchronize, non_blocking, streams).
+
+Notes: 004_79576bb56bce5aea.txt › 杂录 (max_memory_allocated, reset_max_memory_allocated);
+002_d3afcdbaa9416717.txt › 清除GPU存储 (empty_cache after Ctrl-C);
+003_df07c2a5da61a567.txt › 3 tensor 数据类型 (synchronize, printing waits, parallel devices,
+dependent operations).
+
+Memory is measured as deltas of this process (memory_allocated is per process), so the tests
+hold when several xdist workers share a GPU. Timing tests use torch.cuda._sleep, a kernel that
+spins for a number of GPU clock cycles, calibrated with CUDA events; their margins are wide
+(factors of two and more), and they compare sides measured in the same test.
+"""
+import gc
+import time
+
+import pytest
+import torch
+
+from fixtures.gpu import cuda_ms, sleep_cycles_for
+
+MiB = 2**20
+BLOCK = 256 * MiB  # a multiple of the allocator's 2 MiB rounding: its size is counted exactly
+SLEEP_MS = 200
+
+
+def allocated(device):
+    return torch.cuda.memory_allocated(device)
+
+
+def reserved(device):
+    return torch.cuda.memory_reserved(device)
+
+
+def block(device):
+    return torch.empty(BLOCK, dtype=torch.uint8, device=device)
+
+
+# --- cuda.empty-cache -------------------------------------------------------------------------
+
+
+@pytest.mark.claim("cuda.empty-cache")
+@pytest.mark.needs(gpus=1)
+def test_empty_cache_returns_cached_blocks_but_not_live_tensors(cuda_device):
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    a0 = allocated(cuda_device)
+    x = block(cuda_device)
+    assert allocated(cuda_device) == a0 + BLOCK
+    del x
+    assert allocated(cuda_device) == a0, "a freed tensor no longer counts as allocated"
+    cached = reserved(cuda_device)
+    assert cached >= a0 + BLOCK, "the caching allocator keeps the freed block reserved"
+    torch.cuda.empty_cache()
+    assert reserved(cuda_device) <= cached - BLOCK, "empty_cache hands the cached block back"
+
+    live = block(cuda_device)
+    torch.cuda.empty_cache()
+    assert allocated(cuda_device) == a0 + BLOCK, "empty_cache must not free a live tensor"
+    assert reserved(cuda_device) >= a0 + BLOCK
+    del live
+
+
+@pytest.mark.claim("cuda.empty-cache")
+@pytest.mark.needs(gpus=1)
+def test_an_interrupted_frame_keeps_its_tensors_through_empty_cache(cuda_device):
+    def training_step():
+        activations = block(cuda_device)  # noqa: F841 - alive in this frame
+        raise KeyboardInterrupt  # Ctrl-C in the middle of the step
+
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    a0 = allocated(cuda_device)
+    try:
+        training_step()
+    except KeyboardInterrupt as exc:
+        interrupted = exc  # what a REPL or notebook keeps as the last traceback
+    torch.cuda.empty_cache()
+    assert allocated(cuda_device) == a0 + BLOCK, "the traceback's frame still holds the tensor"
+    interrupted = None
+    gc.collect()
+    torch.cuda.empty_cache()
+    assert allocated(cuda_device) == a0, "dropping the traceback frees it"
+
+
+# --- cuda.max-memory-allocated / cuda.reset-max-memory -----------------------------------------
+
+
+@pytest.mark.claim("cuda.max-memory-allocated")
+@pytest.mark.needs(gpus=1)
+def test_max_memory_allocated_is_the_peak_of_tensor_memory_so_far(cuda_device):
+    peak0 = torch.cuda.max_memory_allocated(cuda_device)
+    a0 = allocated(cuda_device)
+    x = block(cuda_device)
+    peak1 = torch.cuda.max_memory_allocated(cuda_device)
+    assert peak1 >= max(peak0, a0 + BLOCK), (peak0, a0, peak1)
+    del x
+    assert allocated(cuda_device) == a0
+    assert torch.cuda.max_memory_allocated(cuda_device) == peak1, "the peak stays after the tensor is freed"
+    # it counts tensors, not the allocator's cache
+    assert torch.cuda.max_memory_allocated(cuda_device) <= torch.cuda.max_memory_reserved(cuda_device)
+
+
+@pytest.mark.claim("cuda.reset-max-memory")
+@pytest.mark.needs(gpus=1)
+def test_reset_max_memory_allocated_resets_the_peak_to_current_usage_not_zero(cuda_device):
+    keep = block(cuda_device)
+    gone = block(cuda_device)
+    del gone
+    assert torch.cuda.max_memory_allocated(cuda_device) >= allocated(cuda_device) + BLOCK
+    with pytest.warns(FutureWarning, match="reset_peak_memory_stats"):
+        torch.cuda.reset_max_memory_allocated(cuda_device)
+    peak = torch.cuda.max_memory_allocated(cuda_device)
+    assert peak == allocated(cuda_device) >= BLOCK > 0, f"peak after reset {peak}, allocated {allocated(cuda_device)}"
+    # the current name does the same, without the warning
+    extra = block(cuda_device)
+    del extra
+    torch.cuda.reset_peak_memory_stats(cuda_device)
+    assert torch.cuda.max_memory_allocated(cuda_device) == allocated(cuda_device)
+    del keep
+
+
+# --- cuda.synchronize -------------------------------------------------------------------------
+
+
+@pytest.mark.claim("cuda.synchronize")
+@pytest.mark.needs(gpus=1)
+def test_a_kernel_launch_returns_at_once_and_synchronize_waits_for_it(cuda_device):
+    cycles = sleep_cycles_for(SLEEP_MS)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    torch.cuda._sleep(cycles)
+    launched = time.perf_counter() - t0
+    done = torch.cuda.Event()
+    done.record()
+    still_running = not done.query()
+    torch.cuda.synchronize()
+    waited = time.perf_counter() - t0
+    assert still_running, "the GPU had already finished when the launch call returned"
+    assert waited >= 0.5 * SLEEP_MS / 1e3, f"synchronize returned after {waited * 1e3:.1f} ms"
+    assert launched < 0.2 * waited, f"launch took {launched * 1e3:.1f} ms of {waited * 1e3:.1f} ms"
+    assert done.query()
+
+
+@pytest.mark.claim("cuda.synchronize")
+@pytest.mark.needs(gpus=1)
+def test_printing_a_result_waits_for_the_gpu(cuda_device, capsys):
+    cycles = sleep_cycles_for(SLEEP_MS)
+    x = torch.ones(1, device=cuda_device)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    torch.cuda._sleep(cycles)
+    y = x + 1  # queued behind the sleep
+    launched = time.perf_counter() - t0
+    print(y)
+    printed = time.perf_counter() - t0
+    assert "2." in capsys.readouterr().out
+    assert printed >= 0.5 * SLEEP_MS / 1e3, f"print returned after {printed * 1e3:.1f} ms"
+    assert launched < 0.2 * printed, f"launch took {launched * 1e3:.1f} ms of {printed * 1e3:.1f} ms"
+
+
+@pytest.mark.claim("cuda.synchronize")
+@pytest.mark.needs(gpus=1)
+def test_non_blocking_copy_from_pinned_memory_returns_before_the_copy_is_done(cuda_device):
+    src = torch.arange(BLOCK // 4, dtype=torch.float32).pin_memory()
+    dst = torch.empty_like(src, device=cuda_device)
+    dst.copy_(src)  # warm-up
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    dst.copy_(src, non_blocking=False)
+    blocking = time.perf_counter() - t0
+    dst.zero_()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    dst.copy_(src, non_blocking=True)
+    returned = time.perf_counter() - t0
+    torch.cuda.synchronize()
+    assert returned < 0.5 * blocking, f"non_blocking copy call {returned * 1e3:.2f} ms, blocking {blocking * 1e3:.2f} ms"
+    assert torch.equal(dst.cpu(), src), "after synchronize the copy is complete"
+    moved = src.to(cuda_device, non_blocking=True)  # the .to() spelling of the note
+    torch.cuda.synchronize()
+    assert torch.equal(moved.cpu(), src)
+
+
+# --- cuda.parallel-devices / cuda.pipelined-dependency -------------------------------------------
+
+
+@pytest.mark.claim("cuda.parallel-devices")
+@pytest.mark.needs(gpus=2)
+def test_independent_work_on_two_gpus_runs_at_the_same_time():
+    cycles = []
+    for i in (0, 1):
+        with torch.cuda.device(i):
+            cycles.append(sleep_cycles_for(SLEEP_MS))
+
+    def one_after_the_other():
+        for i in (0, 1):
+            with torch.cuda.device(i):
+                torch.cuda._sleep(cycles[i])
+            torch.cuda.synchronize(i)
+
+    def both_launched_then_waited():
+        for i in (0, 1):
+            with torch.cuda.device(i):
+                torch.cuda._sleep(cycles[i])
+        for i in (0, 1):
+            torch.cuda.synchronize(i)
+
+    def seconds(fn):
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0
+
+    serial = min(seconds(one_after_the_other) for _ in range(2))
+    parallel = min(seconds(both_launched_then_waited) for _ in range(2))
+    assert parallel < 0.75 * serial, f"two GPUs: {parallel * 1e3:.0f} ms together vs {serial * 1e3:.0f} ms in turn"
+
+
+@pytest.mark.claim("cuda.pipelined-dependency")
+@pytest.mark.needs(gpus=1)
+def test_a_dependent_kernel_starts_only_after_its_producer_finishes(cuda_device):
+    n = 4096
+    a, b, c = (torch.randn(n, n, device=cuda_device) for _ in range(3))
+    ab = a @ b  # warm-up, and the finished input of the second product
+
+    def best(fn):
+        return min(cuda_ms(fn) for _ in range(5))
+
+    first = best(lambda: a @ b)
+    second = best(lambda: ab @ c)
+    chained = best(lambda: (a @ b) @ c)  # the second product reads the first one's output
+    assert chained >= 0.85 * (first + second), (
+        f"chain {chained:.2f} ms < {first:.2f} + {second:.2f} ms: the second product overlapped the first"
+    )
+    assert torch.equal((a @ b) @ c, ab @ c), "the dependent product sees the complete first result"

@@ -1,0 +1,171 @@
+"""cuDNN and TF32 flags: their defaults per torch version, and what TF32 does to float32 precision.
+
+Notes: 002_d3afcdbaa9416717.txt › cuDNN benchmark 模式 (benchmark "默认False");
+004_79576bb56bce5aea.txt › cuda (matmul.allow_tf32 and cudnn.allow_tf32 "defaults to True" since 1.7).
+
+Version boundaries:
+- torch 1.12 turned TF32 for matmul off by default (torch.backends.cuda.matmul.allow_tf32 False,
+  torch.get_float32_matmul_precision() "highest"); cuDNN convolutions keep TF32 on by default.
+- torch 2.9 added the fp32_precision API (torch.backends.cuda.matmul.fp32_precision,
+  torch.backends.cudnn.conv/rnn.fp32_precision) beside the allow_tf32 flags; 2.8 lacks it.
+
+The speed side of TF32 is measured in test_benchmarks_gpu.py; the precision side is here.
+"""
+import contextlib
+
+import pytest
+import torch
+
+from fixtures.versions import torch_at_least
+
+MATMUL_TF32_OFF_SINCE = "1.12"  # torch 1.12 release: matmul.allow_tf32 default True -> False
+FP32_PRECISION_API_SINCE = "2.9"  # torch 2.9 release: torch.backends.*.fp32_precision
+
+
+@contextlib.contextmanager
+def float32_matmul_precision(value):
+    """Use under the precision_flags fixture, which restores every related flag at teardown."""
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision(value)
+    try:
+        yield
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
+def relative_error(result, reference):
+    """||result - reference|| / ||reference||, computed in float64."""
+    return ((result.double() - reference).norm() / reference.norm()).item()
+
+
+def tf32_hardware(device) -> bool:
+    return torch.cuda.get_device_capability(device) >= (8, 0)  # Ampere and later
+
+
+# --- cudnn.benchmark-default ------------------------------------------------------------
+
+
+@pytest.mark.claim("cudnn.benchmark-default")
+def test_cudnn_benchmark_defaults_to_false():
+    assert torch.backends.cudnn.benchmark is False, (
+        f"torch.backends.cudnn.benchmark = {torch.backends.cudnn.benchmark}, expected the default False"
+    )
+    # its companion flag from the seeding recipe is off by default too
+    assert torch.backends.cudnn.deterministic is False
+
+
+# --- cudnn.tf32-matmul-default / cudnn.tf32-cudnn-default --------------------------------
+
+
+@pytest.mark.claim("cudnn.tf32-matmul-default")
+def test_matmul_tf32_default_is_false_since_torch_1_12():
+    expected = not torch_at_least(MATMUL_TF32_OFF_SINCE)
+    actual = torch.backends.cuda.matmul.allow_tf32
+    assert actual is expected, (
+        f"torch {torch.__version__}: matmul.allow_tf32 defaults to {actual}, expected {expected} "
+        f"(True from 1.7, False since {MATMUL_TF32_OFF_SINCE})"
+    )
+    if torch_at_least(MATMUL_TF32_OFF_SINCE):  # set_float32_matmul_precision arrived with the change
+        assert torch.get_float32_matmul_precision() == "highest"
+
+
+@pytest.mark.claim("cudnn.tf32-cudnn-default")
+def test_cudnn_tf32_default_is_true():
+    assert torch.backends.cudnn.allow_tf32 is True, (
+        f"cudnn.allow_tf32 = {torch.backends.cudnn.allow_tf32}, expected the default True"
+    )
+
+
+@pytest.mark.claim("cudnn.tf32-matmul-default", "cudnn.tf32-cudnn-default")
+def test_fp32_precision_api_exists_from_torch_2_9():
+    # asked of torch.backends: on torch 1.13 hasattr(torch.backends.cuda.matmul, ...) raises
+    present = hasattr(torch.backends, "fp32_precision")
+    assert present == torch_at_least(FP32_PRECISION_API_SINCE), (
+        f"torch {torch.__version__}: fp32_precision API present = {present}, "
+        f"expected only from {FP32_PRECISION_API_SINCE}"
+    )
+
+
+@pytest.mark.claim("cudnn.tf32-matmul-default", "cudnn.tf32-cudnn-default")
+@pytest.mark.needs(min_torch=FP32_PRECISION_API_SINCE)
+def test_fp32_precision_api_reports_tf32_off_for_matmul_and_on_for_cudnn():
+    b = torch.backends
+    assert b.cuda.matmul.fp32_precision != "tf32", f"matmul: {b.cuda.matmul.fp32_precision!r}"
+    assert b.cudnn.conv.fp32_precision == "tf32", f"cudnn.conv: {b.cudnn.conv.fp32_precision!r}"
+    assert b.cudnn.rnn.fp32_precision == "tf32", f"cudnn.rnn: {b.cudnn.rnn.fp32_precision!r}"
+
+
+@pytest.mark.claim("cudnn.tf32-matmul-default")
+@pytest.mark.needs(min_torch=MATMUL_TF32_OFF_SINCE)
+def test_matmul_allow_tf32_and_float32_matmul_precision_are_one_setting(precision_flags):
+    """The legacy flag and torch.set_float32_matmul_precision move together ('high' = TF32)."""
+    flag, precision = torch.backends.cuda.matmul.allow_tf32, torch.get_float32_matmul_precision()
+    assert flag is (precision != "highest"), f"allow_tf32={flag} but float32 matmul precision {precision!r}"
+    with float32_matmul_precision("high"):
+        assert torch.backends.cuda.matmul.allow_tf32 is True
+    with float32_matmul_precision("highest"):
+        assert torch.backends.cuda.matmul.allow_tf32 is False
+    torch.backends.cuda.matmul.allow_tf32 = not flag
+    assert torch.get_float32_matmul_precision() == ("highest" if flag else "high")
+
+
+# --- cudnn.tf32-speed-precision: precision (speed: test_benchmarks_gpu.py) ---------------
+
+
+@pytest.mark.claim("cudnn.tf32-speed-precision")
+@pytest.mark.needs(gpus=1)
+def test_tf32_matmul_error_is_about_1e_3_while_fp32_is_orders_smaller(cuda_device, precision_flags, claim_inconclusive):
+    a = torch.randn(2048, 2048, device=cuda_device)
+    b = torch.randn(2048, 2048, device=cuda_device)
+    reference = a.double() @ b.double()  # exact products of the same float32 inputs
+    errors = {}
+    for tf32 in (False, True):
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        errors[tf32] = relative_error(a @ b, reference)
+    if not tf32_hardware(cuda_device):
+        assert errors[True] == errors[False], f"no TF32 units, yet the flag changed the error: {errors}"
+        claim_inconclusive(f"GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
+        return
+    # TF32 keeps 10 mantissa bits: input rounding alone gives ~2^-11 relative error per product
+    assert 1e-4 < errors[True] < 3e-3, f"TF32 relative error {errors[True]:.2e}, expected ~1e-3..1e-4"
+    assert errors[False] < errors[True] / 100, f"FP32 error {errors[False]:.2e} vs TF32 {errors[True]:.2e}"
+
+
+@pytest.mark.claim("cudnn.tf32-speed-precision")
+@pytest.mark.needs(gpus=1)
+def test_tf32_conv_error_is_about_1e_3_while_fp32_is_orders_smaller(cuda_device, precision_flags, claim_inconclusive):
+    x = torch.randn(16, 128, 32, 32, device=cuda_device)
+    w = torch.randn(128, 128, 3, 3, device=cuda_device)
+    reference = torch.nn.functional.conv2d(x.double(), w.double(), padding=1)
+    errors = {}
+    for tf32 in (False, True):
+        torch.backends.cudnn.allow_tf32 = tf32
+        errors[tf32] = relative_error(torch.nn.functional.conv2d(x, w, padding=1), reference)
+    if not tf32_hardware(cuda_device):
+        assert errors[True] == errors[False], f"no TF32 units, yet the flag changed the error: {errors}"
+        claim_inconclusive(f"GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
+        return
+    assert 1e-4 < errors[True] < 3e-3, f"TF32 relative error {errors[True]:.2e}, expected ~1e-3..1e-4"
+    assert errors[False] < errors[True] / 100, f"FP32 error {errors[False]:.2e} vs TF32 {errors[True]:.2e}"
+
+
+@pytest.mark.claim("cudnn.tf32-speed-precision")
+@pytest.mark.needs(gpus=1, min_torch=MATMUL_TF32_OFF_SINCE)
+def test_float32_matmul_precision_high_switches_matmul_to_tf32_but_not_convolutions(cuda_device, precision_flags):
+    a = torch.randn(1024, 1024, device=cuda_device)
+    b = torch.randn(1024, 1024, device=cuda_device)
+    x = torch.randn(4, 32, 16, 16, device=cuda_device)
+    w = torch.randn(32, 32, 3, 3, device=cuda_device)
+    torch.backends.cudnn.allow_tf32 = False
+    mm_ref = a.double() @ b.double()
+    conv_ref = torch.nn.functional.conv2d(x.double(), w.double(), padding=1)
+    with float32_matmul_precision("highest"):
+        mm_highest = relative_error(a @ b, mm_ref)
+        conv_highest = relative_error(torch.nn.functional.conv2d(x, w, padding=1), conv_ref)
+    with float32_matmul_precision("high"):
+        mm_high = relative_error(a @ b, mm_ref)
+        conv_high = relative_error(torch.nn.functional.conv2d(x, w, padding=1), conv_ref)
+    if tf32_hardware(cuda_device):
+        assert mm_high > 50 * mm_highest, f"'high' matmul error {mm_high:.2e} vs 'highest' {mm_highest:.2e}"
+    # the matmul setting leaves cuDNN alone: the convolution keeps full float32 precision
+    assert conv_high == conv_highest, f"conv error moved with the matmul setting: {conv_highest:.2e} -> {conv_high:.2e}"
