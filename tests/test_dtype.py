@@ -195,7 +195,7 @@ def test_cpu_numpy_and_from_numpy_round_trip_sharing_memory():
     a = t.cpu().numpy()
     assert array_ptr(a) == storage_ptr(t), "numpy() of a CPU tensor should share its memory"
     back = torch.from_numpy(a)
-    assert storage_ptr(back) == storage_ptr(t)
+    assert storage_ptr(back) == storage_ptr(t), "from_numpy(a) does not share a's memory"
     a[0, 0] = 100.0  # one write, seen through all three
     assert t[0, 0].item() == back[0, 0].item() == 100.0
     assert back.dtype == t.dtype and back.shape == t.shape
@@ -218,8 +218,8 @@ def test_from_numpy_float_shares_memory_for_a_float32_array():
     nd = np.zeros(4, dtype=np.float32)
     shared = torch.from_numpy(nd).float()  # float() is a no-op here: still nd's memory
     independent = torch.from_numpy(nd.copy()).float()
-    assert storage_ptr(shared) == array_ptr(nd)
-    assert storage_ptr(independent) != array_ptr(nd)
+    assert storage_ptr(shared) == array_ptr(nd), "from_numpy(nd).float() does not share nd's memory"
+    assert storage_ptr(independent) != array_ptr(nd), "from_numpy(nd.copy()).float() shares nd's memory"
     nd[1] = 7.0
     assert shared[1].item() == 7.0, "the tensor did not see the write to nd"
     assert independent[1].item() == 0.0, "the tensor made from nd.copy() saw the write to nd"
@@ -230,9 +230,9 @@ def test_from_numpy_float_copies_anyway_when_the_array_is_not_float32():
     nd = np.zeros(4, dtype=np.float64)
     assert storage_ptr(torch.from_numpy(nd)) == array_ptr(nd), "from_numpy itself always shares"
     converted = torch.from_numpy(nd).float()  # the dtype change makes a new tensor
-    assert storage_ptr(converted) != array_ptr(nd)
+    assert storage_ptr(converted) != array_ptr(nd), "float() of a float64 tensor kept nd's memory"
     nd[1] = 7.0
-    assert converted[1].item() == 0.0
+    assert converted[1].item() == 0.0, "the float32 copy saw the write to nd"
 
 
 # -- devices ---------------------------------------------------------------------------
