@@ -123,7 +123,7 @@ def test_tf32_matmul_error_is_about_1e_3_while_fp32_is_orders_smaller(cuda_devic
         torch.backends.cuda.matmul.allow_tf32 = tf32
         errors[tf32] = relative_error(a @ b, reference)
     if not tf32_hardware(cuda_device):
-        assert errors[True] == errors[False], f"no TF32 units, yet the flag changed the error: {errors}"
+        assert errors[True] < 1e-4, f"no TF32 units, yet the flag cost precision: {errors}"
         claim_inconclusive(f"GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
         return
     # TF32 keeps 10 mantissa bits: input rounding alone gives ~2^-11 relative error per product
@@ -142,7 +142,7 @@ def test_tf32_conv_error_is_about_1e_3_while_fp32_is_orders_smaller(cuda_device,
         torch.backends.cudnn.allow_tf32 = tf32
         errors[tf32] = relative_error(torch.nn.functional.conv2d(x, w, padding=1), reference)
     if not tf32_hardware(cuda_device):
-        assert errors[True] == errors[False], f"no TF32 units, yet the flag changed the error: {errors}"
+        assert errors[True] < 1e-4, f"no TF32 units, yet the flag cost precision: {errors}"
         claim_inconclusive(f"GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
         return
     assert 1e-4 < errors[True] < 3e-3, f"TF32 relative error {errors[True]:.2e}, expected ~1e-3..1e-4"
