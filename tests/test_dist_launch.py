@@ -1,0 +1,443 @@
+"""The launchers: what `python -m torch.distributed.launch` and `torchrun` hand their workers.
+
+Notes: 000_03e1e7bc9bbd04f1.txt › DDP使用 (world size / rank / local_rank, spawn or
+launch) and › torch.distributed.launch (usage, --help options); 004_79576bb56bce5aea.txt
+› 多GPU并行训练 (the torch 1.6 launch.py source: defaults, env variables, --use_env,
+--local_rank, -m, --no_python, OMP_NUM_THREADS, CalledProcessError).
+
+Three launches serve every claim here (each runs once per session, shared across xdist
+workers), with torch-free workers (fixtures/dist_workers/record.py) that write down
+their argv and environment:
+
+    single   python -m torch.distributed.launch --nproc_per_node 2 -m <record> --lr 0.2 --layers 34
+             (no --master_addr/--master_port where the launcher picks a free port itself)
+    use_env  python -m torch.distributed.launch --use_env --no_python <executable> --init-group --exit-code 3
+             (one worker with the launcher's defaults; it forms a gloo group, then fails)
+    nodes    two torchrun processes on 127.0.0.1: --nnodes 2 --node_rank 0|1 --nproc_per_node 2,
+             node 1 with --no_python; OMP_NUM_THREADS=3 already set
+
+The parser checks (--help, defaults, the ValueErrors) run in this process.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+import warnings
+
+import pytest
+
+from fixtures import procs
+from fixtures.needs import gpu_count
+from fixtures.versions import torch_at_least
+
+# torch 1.9.0 rebuilt torch.distributed.launch on torchelastic (torch.distributed.run):
+# the note's 1.6 launcher (9 options, subprocess.CalledProcessError) ends there, and the
+# module is deprecated (a log line in 1.9; a FutureWarning pointing to torchrun since 1.10).
+ELASTIC_LAUNCHER_SINCE = "1.9"
+# torch 2.0.0: the launcher passes --local-rank=<n> (dash) instead of --local_rank=<n>,
+# and every launcher option gained a dashed spelling next to the underscored one.
+DASHED_SINCE = "2.0"
+
+NPROC = 2
+SCRIPT_ARGS = ["--lr", "0.2", "--layers", "34"]  # the note's example
+NOTE_HELP_OPTIONS = ["-h", "--nnodes", "--node_rank", "--nproc_per_node", "--master_addr", "--master_port",
+                     "--use_env", "-m", "--no_python"]
+OMP_NOTICE = "Setting OMP_NUM_THREADS environment variable for each process to be 1"
+LAUNCHER_VARS = ["MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK"]  # what the note's launcher sets
+
+
+def master_port_is_automatic() -> bool:
+    """Newer torchrun (PR pytorch#175699, 2026) leaves --master-port unset by default and then
+    runs a single-node job on a c10d rendezvous at a free port; before, the default was 29500."""
+    from torch.distributed.run import get_args_parser
+
+    return get_args_parser().get_default("master_port") is None
+
+
+def _port_args(port: int) -> list[str]:
+    # never let a launch fall back to the fixed 29500
+    return [] if master_port_is_automatic() else ["--master_port", str(port)]
+
+
+def _launch(tmp_path_factory, key, make_commands) -> dict:
+    def produce(folder):
+        records = folder / "records"
+        records.mkdir()
+        wrapper = procs.executable_wrapper(folder)
+
+        def make(port):
+            env = procs.clean_env(**{procs.RECORD_DIR_VAR: str(records), "TMPDIR": str(folder)})
+            return make_commands(port, env, wrapper)
+
+        port, results = procs.run_with_free_port(make, folder=folder, timeout=procs.LAUNCH_TIMEOUT)
+        given = make(port)[0][2]
+        return {"port": port, "procs": [vars(r) for r in results], "records": procs.read_records(records),
+                "env_given": given}
+
+    return procs.shared(tmp_path_factory, key, produce)
+
+
+@pytest.fixture(scope="session")
+def single(tmp_path_factory):
+    def commands(port, env, wrapper):
+        cmd = procs.launch_module_cmd("--nproc_per_node", NPROC, *_port_args(port),
+                                      "-m", "fixtures.dist_workers.record", *SCRIPT_ARGS)
+        return [("launch-single", cmd, env)]
+
+    doc = _launch(tmp_path_factory, "launch-single", commands)
+    procs.require_ok(doc)
+    return doc
+
+
+@pytest.fixture(scope="session")
+def use_env(tmp_path_factory):
+    def commands(port, env, wrapper):
+        cmd = procs.launch_module_cmd("--use_env", "--no_python", *_port_args(port),
+                                      wrapper, "--init-group", "--exit-code", "3")
+        return [("launch-use-env", cmd, env)]
+
+    doc = _launch(tmp_path_factory, "launch-use-env", commands)
+    procs.require_ok(doc, expect_rc={"launch-use-env": 1})
+    return doc
+
+
+@pytest.fixture(scope="session")
+def nodes(tmp_path_factory):
+    def commands(port, env, wrapper):
+        env = {**env, "OMP_NUM_THREADS": "3"}
+        common = ["--nnodes", "2", "--nproc_per_node", NPROC, "--master_addr", "127.0.0.1", "--master_port", port]
+        node0 = procs.torchrun_cmd(*common, "--node_rank", "0", procs.ROOT / "fixtures/dist_workers/record.py",
+                                   "--from", "node0")
+        node1 = procs.torchrun_cmd(*common, "--node_rank", "1", "--no_python", wrapper, "--from", "node1")
+        return [("torchrun-node0", node0, env), ("torchrun-node1", node1, env)]
+
+    doc = _launch(tmp_path_factory, "torchrun-nodes", commands)
+    procs.require_ok(doc)
+    return doc
+
+
+def workers(doc: dict, count: int) -> list[dict]:
+    """The launch's worker records, ordered by RANK; fails unless exactly `count` wrote one."""
+    __tracebackhide__ = True
+    recs = doc["records"]
+    if len(recs) != count:
+        tails = "\n".join(r.describe() for r in procs.results_of(doc))
+        pytest.fail(f"{len(recs)} workers recorded, expected {count}\n{tails}", pytrace=False)
+    return sorted(recs, key=lambda r: int(r["env"].get("RANK", -1)))
+
+
+def stderr_of(doc: dict) -> str:
+    return "\n".join(r.stderr for r in procs.results_of(doc))
+
+
+def node_of(record: dict) -> int:
+    """Which launcher started this worker: the script argument --from nodeN says it."""
+    return int(record["argv"][record["argv"].index("--from") + 1][len("node"):])
+
+
+def local_rank_flag(n: int) -> str:
+    return f"--local-rank={n}" if torch_at_least(DASHED_SINCE) else f"--local_rank={n}"
+
+
+def run_launch_main(argv: list[str], tmp_path):
+    """torch.distributed.launch.main(argv) in this process; (SystemExit code or None, stdout, warnings)."""
+    import torch
+    import torch.distributed.launch as launch
+
+    mp = torch.multiprocessing
+    thread_name = mp._get_thread_name() if hasattr(mp, "_get_thread_name") else None  # run() renames it
+    out = io.StringIO()
+    code = None
+    try:
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out):
+            warnings.simplefilter("always")
+            try:
+                launch.main(argv)
+            except SystemExit as e:
+                code = e.code
+    finally:
+        if thread_name is not None:
+            mp._set_thread_name(thread_name)
+    return code, out.getvalue(), caught
+
+
+# --- world size, rank, local rank --------------------------------------------------------
+
+
+@pytest.mark.claim("dist.world-size-meaning")
+@pytest.mark.needs(processes=True)
+def test_world_size_counts_processes_not_machines_or_gpus(nodes, single):
+    two_nodes = workers(nodes, 2 * NPROC)
+    sizes = {r["env"]["WORLD_SIZE"] for r in two_nodes}
+    assert sizes == {str(2 * NPROC)}, f"two machines x {NPROC} processes: WORLD_SIZE {sizes}, expected {2 * NPROC}"
+    one_node = workers(single, NPROC)
+    sizes = {r["env"]["WORLD_SIZE"] for r in one_node}
+    assert sizes == {str(NPROC)}, (
+        f"one machine, {NPROC} processes, {gpu_count()} GPUs: WORLD_SIZE {sizes}, expected {NPROC}"
+    )
+
+
+@pytest.mark.claim("dist.rank-meaning")
+@pytest.mark.needs(processes=True)
+def test_rank_is_the_global_process_index_and_group_rank_the_machine(nodes):
+    recs = workers(nodes, 2 * NPROC)
+    by_node = {n: sorted(int(r["env"]["RANK"]) for r in recs if node_of(r) == n) for n in (0, 1)}
+    assert by_node == {0: [0, 1], 1: [2, 3]}, f"RANK per machine {by_node}: one rank per process, not per machine"
+    group_ranks = {r["env"]["RANK"]: r["env"]["GROUP_RANK"] for r in recs}
+    assert group_ranks == {"0": "0", "1": "0", "2": "1", "3": "1"}, f"the machine index is GROUP_RANK: {group_ranks}"
+
+
+@pytest.mark.claim("dist.local-rank-meaning")
+@pytest.mark.needs(processes=True)
+def test_local_rank_is_the_process_index_within_its_machine(nodes, single):
+    recs = workers(nodes, 2 * NPROC)
+    for r in recs:
+        rank, local = int(r["env"]["RANK"]), int(r["env"]["LOCAL_RANK"])
+        assert local == rank - NPROC * node_of(r), f"RANK {rank} on node {node_of(r)} has LOCAL_RANK {local}"
+    locals_per_node = {n: sorted(r["env"]["LOCAL_RANK"] for r in recs if node_of(r) == n) for n in (0, 1)}
+    assert locals_per_node == {0: ["0", "1"], 1: ["0", "1"]}
+    # the same numbering on a machine without any GPU: a process index, not a GPU index
+    assert sorted(r["env"]["LOCAL_RANK"] for r in workers(single, NPROC)) == ["0", "1"], (
+        f"found {gpu_count()} GPUs"
+    )
+
+
+@pytest.mark.claim("dist.spawn-and-launch")
+@pytest.mark.needs(processes=True)
+def test_a_launched_worker_forms_a_process_group_from_the_launcher_env(use_env):
+    (rec,) = workers(use_env, 1)
+    assert rec["group"] == {"rank": 0, "world_size": 1, "all_reduce_sum": 1.0}, rec["group"]
+
+
+# --- the launcher itself ----------------------------------------------------------------------
+
+
+@pytest.mark.claim("dist.launch-is-current")
+def test_torch_distributed_launch_is_deprecated_in_favour_of_torchrun(tmp_path):
+    code, _, caught = run_launch_main(["--help"], tmp_path)
+    assert code == 0
+    future = [str(w.message) for w in caught if issubclass(w.category, FutureWarning)]
+    assert any("torch.distributed.launch is deprecated" in m and "Use torchrun" in m for m in future), (
+        f"warnings: {[f'{w.category.__name__}: {w.message}' for w in caught]}"
+    )
+    import torch.distributed.run  # noqa: F401 - the module behind torchrun exists
+
+
+@pytest.mark.claim("dist.launch-is-current")
+@pytest.mark.needs(processes=True)
+def test_launching_through_the_module_prints_the_deprecation(single):
+    assert "torch.distributed.launch is deprecated" in stderr_of(single), procs.results_of(single)[0].describe()
+
+
+@pytest.mark.claim("dist.launch-help-options")
+def test_help_lists_many_more_options_than_the_note(tmp_path):
+    code, text, _ = run_launch_main(["--help"], tmp_path)
+    assert code == 0
+    listed = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", re.split(r"\n(?:options|optional arguments):", text)[-1]))
+    missing = [o for o in NOTE_HELP_OPTIONS if o not in listed and o.replace("_", "-") not in listed]
+    assert not missing, f"the note's options absent from --help (in either spelling): {missing}"
+    note_names = {o.replace("_", "-") for o in NOTE_HELP_OPTIONS}
+    others = sorted({o.replace("_", "-") for o in listed} - note_names)
+    # not "exactly" the note's nine: the elastic launcher adds rendezvous, restart, logging options...
+    assert {"--rdzv-backend", "--max-restarts"} <= set(others), others
+    assert len(others) >= 10, f"--help lists only these beyond the note's: {others}"
+
+
+@pytest.mark.claim("dist.launch-help-options")
+@pytest.mark.parametrize("spelling", ["underscore", "dash"])
+def test_which_option_spellings_the_launcher_accepts(spelling):
+    import torch.distributed.launch as launch
+
+    words = ["--nnodes", "1", "--node_rank", "0", "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+             "--master_port", "1234", "--use_env", "--no_python", "script.py"]
+    if spelling == "dash":
+        words = [w.replace("_", "-") if w.startswith("--") else w for w in words]
+    accepted = True
+    with contextlib.redirect_stderr(io.StringIO()):
+        try:
+            args = launch.parse_args(words)
+        except SystemExit:  # argparse: unrecognized arguments
+            accepted = False
+    expected = spelling == "underscore" or torch_at_least(DASHED_SINCE)
+    assert accepted == expected, f"{spelling} spellings accepted: {accepted}, expected {expected}"
+    if accepted:
+        assert (args.node_rank, str(args.nproc_per_node), args.master_port, args.use_env) == (0, "2", 1234, True)
+
+
+@pytest.mark.claim("dist.launch-nproc-gpus")
+@pytest.mark.needs(processes=True)
+def test_nproc_per_node_is_the_number_of_processes_whatever_the_gpus(single):
+    recs = workers(single, NPROC)  # fails unless exactly NPROC workers ran
+    assert {r["env"]["LOCAL_WORLD_SIZE"] for r in recs} == {str(NPROC)}, f"found {gpu_count()} GPUs"
+    assert len({r["pid"] for r in recs}) == NPROC, "one process per --nproc_per_node"
+
+
+@pytest.mark.claim("dist.launch-nproc-gpus")
+def test_only_the_special_value_gpu_means_one_process_per_gpu():
+    from torch.distributed import run
+
+    if not hasattr(run, "determine_local_world_size"):
+        pytest.fail("torch.distributed.run.determine_local_world_size is gone: update this test")
+    assert run.determine_local_world_size("3") == 3
+    if gpu_count():
+        assert run.determine_local_world_size("gpu") == gpu_count()
+    else:
+        with pytest.raises(ValueError, match="Cuda is not available"):
+            run.determine_local_world_size("gpu")
+
+
+@pytest.mark.claim("dist.launch-master-defaults")
+def test_master_addr_and_port_defaults_of_the_parser():
+    import torch.distributed.launch as launch
+
+    args = launch.parse_args(["script.py"])
+    assert args.master_addr == "127.0.0.1"
+    if master_port_is_automatic():
+        assert args.master_port is None  # "unset": single-node launches pick a free port
+        from torch.distributed.run import get_args_parser
+
+        help_text = next(a.help for a in get_args_parser()._actions if "--master_port" in a.option_strings)
+        assert "29500" in help_text, help_text  # still the documented default for static rendezvous
+    else:
+        assert args.master_port == 29500
+
+
+@pytest.mark.claim("dist.launch-master-defaults")
+@pytest.mark.needs(processes=True)
+def test_what_workers_get_without_master_options(single, nodes):
+    recs = workers(single, NPROC)
+    addrs = {r["env"]["MASTER_ADDR"] for r in recs}
+    ports = {r["env"]["MASTER_PORT"] for r in recs}
+    assert len(addrs) == 1 and len(ports) == 1, f"workers disagree: {addrs} {ports}"
+    if master_port_is_automatic():
+        # c10d rendezvous on a free port: no fixed 29500, and the address is "localhost"
+        assert addrs == {"localhost"} and ports != {"29500"}, f"MASTER_ADDR {addrs}, MASTER_PORT {ports}"
+    # with explicit options (the two-node launch), the workers share the agent's store there
+    two = workers(nodes, 2 * NPROC)
+    if all(r["env"].get("TORCHELASTIC_USE_AGENT_STORE") == "True" for r in two):
+        seen = {(r["env"]["MASTER_ADDR"], r["env"]["MASTER_PORT"]) for r in two}
+        assert seen == {("127.0.0.1", str(nodes["port"]))}, seen
+
+
+@pytest.mark.claim("dist.launch-use-env")
+@pytest.mark.needs(processes=True)
+def test_use_env_drops_the_argument_and_local_rank_is_in_the_env_either_way(use_env, single):
+    (rec,) = workers(use_env, 1)
+    assert not any(a.startswith(("--local-rank", "--local_rank")) for a in rec["argv"]), rec["argv"]
+    assert rec["env"]["LOCAL_RANK"] == "0"
+    for r in workers(single, NPROC):  # without --use_env: the argument, and LOCAL_RANK as well
+        assert r["env"]["LOCAL_RANK"] == r["argv"][1].split("=")[1], r["argv"]
+
+
+@pytest.mark.claim("dist.launch-local-rank-arg")
+@pytest.mark.needs(processes=True)
+def test_without_use_env_the_launcher_appends_the_local_rank_flag(single):
+    for r in workers(single, NPROC):
+        expected = local_rank_flag(int(r["env"]["LOCAL_RANK"]))
+        assert r["argv"][1] == expected, f"argv {r['argv']}: expected {expected} right after the script"
+
+
+@pytest.mark.claim("dist.launch-module")
+@pytest.mark.needs(processes=True)
+def test_dash_m_runs_the_worker_as_a_module(single):
+    for r in workers(single, NPROC):
+        assert r["main_module"] == "fixtures.dist_workers.record", r["main_module"]
+        assert r["orig_argv"][1:3] == ["-u", "-m"], r["orig_argv"]
+
+
+@pytest.mark.claim("dist.launch-no-python-needs-use-env")
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        pytest.param(["--no_python", "x"], r"--no[-_]python' flag, you must also set the '--use[-_]env' flag",
+                     id="no_python-without-use_env"),
+        pytest.param(["--use_env", "--no_python", "-m", "x"],
+                     r"Don't use both the '--no[-_]python' flag and the '--module' flag", id="no_python-with-module"),
+    ],
+)
+def test_no_python_misuse_raises_value_error(argv, message, tmp_path):
+    with pytest.raises(ValueError, match=message):
+        run_launch_main(["--log_dir", str(tmp_path), *argv], tmp_path)
+
+
+@pytest.mark.claim("dist.launch-no-python-needs-use-env")
+@pytest.mark.needs(processes=True)
+def test_no_python_with_use_env_executes_the_program_itself(use_env):
+    (rec,) = workers(use_env, 1)
+    # the kernel ran the file through its shebang: no "python -u" prepended by the launcher
+    assert rec["orig_argv"][1] == rec["argv"][0] and "-u" not in rec["orig_argv"], rec["orig_argv"]
+
+
+@pytest.mark.claim("dist.launch-defaults")
+def test_parser_defaults():
+    import torch.distributed.launch as launch
+    from torch.distributed.run import parse_min_max_nnodes
+
+    a = launch.parse_args(["script.py"])
+    got = {"nnodes": parse_min_max_nnodes(a.nnodes), "node_rank": a.node_rank, "nproc_per_node": int(a.nproc_per_node),
+           "use_env": a.use_env, "module": a.module, "no_python": a.no_python}
+    assert got == {"nnodes": (1, 1), "node_rank": 0, "nproc_per_node": 1, "use_env": False, "module": False,
+                   "no_python": False}
+
+
+@pytest.mark.claim("dist.launch-defaults")
+@pytest.mark.needs(processes=True)
+def test_a_launch_with_default_sizes_starts_one_worker_of_rank_zero(use_env):
+    (rec,) = workers(use_env, 1)
+    got = {k: rec["env"][k] for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "GROUP_RANK")}
+    assert got == {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "GROUP_RANK": "0"}
+
+
+@pytest.mark.claim("dist.launch-script-args")
+@pytest.mark.needs(processes=True)
+def test_script_arguments_pass_through_unchanged(single, use_env, nodes):
+    for r in workers(single, NPROC):
+        assert r["argv"][2:] == SCRIPT_ARGS, r["argv"]
+    (rec,) = workers(use_env, 1)
+    assert rec["argv"][1:] == ["--init-group", "--exit-code", "3"], rec["argv"]
+    for r in workers(nodes, 2 * NPROC):
+        assert r["argv"][1:] == ["--from", f"node{node_of(r)}"], r["argv"]
+
+
+@pytest.mark.claim("dist.launch-env-vars")
+@pytest.mark.needs(processes=True)
+def test_every_worker_gets_master_world_size_rank_and_local_rank(nodes):
+    recs = workers(nodes, 2 * NPROC)
+    given = nodes["env_given"]
+    for r in recs:
+        added = sorted(k for k in r["env"] if given.get(k) != r["env"][k])
+        missing = [k for k in LAUNCHER_VARS if k not in r["env"]]
+        assert not missing, f"worker {r['argv']} lacks {missing}; the launcher set {added}"
+        node, local = node_of(r), int(r["env"]["LOCAL_RANK"])
+        assert r["env"]["WORLD_SIZE"] == str(NPROC * 2)
+        assert r["env"]["RANK"] == str(NPROC * node + local), f"node {node} local {local}: RANK {r['env']['RANK']}"
+    assert len({(r["env"]["MASTER_ADDR"], r["env"]["MASTER_PORT"]) for r in recs}) == 1
+    # beyond the note's five: the node index and the number of local workers, among others
+    assert {"GROUP_RANK", "LOCAL_WORLD_SIZE"} <= set(recs[0]["env"]), sorted(recs[0]["env"])
+
+
+@pytest.mark.claim("dist.launch-omp-threads")
+@pytest.mark.needs(processes=True)
+def test_omp_num_threads_is_set_to_one_only_for_several_processes_when_unset(single, use_env, nodes):
+    assert {r["env"].get("OMP_NUM_THREADS") for r in workers(single, NPROC)} == {"1"}
+    assert OMP_NOTICE in stderr_of(single), procs.results_of(single)[0].describe()
+    (one,) = workers(use_env, 1)  # a single process: left alone
+    assert "OMP_NUM_THREADS" not in one["env"] and OMP_NOTICE not in stderr_of(use_env)
+    # already set: kept, and no notice
+    assert {r["env"]["OMP_NUM_THREADS"] for r in workers(nodes, 2 * NPROC)} == {"3"}
+    assert OMP_NOTICE not in stderr_of(nodes)
+
+
+@pytest.mark.claim("dist.launch-failure")
+@pytest.mark.needs(processes=True)
+def test_a_failing_worker_makes_the_launcher_raise_child_failed_error(use_env):
+    (result,) = procs.results_of(use_env)
+    assert result.returncode == 1, result.describe()  # the launcher's own status, not the worker's 3
+    raised = [ln.split(":")[0] for ln in result.stderr.splitlines() if re.match(r"[\w.]+(Error|Exception):", ln)]
+    if torch_at_least(ELASTIC_LAUNCHER_SINCE):
+        assert raised == ["torch.distributed.elastic.multiprocessing.errors.ChildFailedError"], result.describe()
+        assert re.search(r"exitcode\s*:\s*3\b", result.stderr), result.describe()  # the worker's status, reported
+    else:
+        assert raised == ["subprocess.CalledProcessError"], result.describe()
