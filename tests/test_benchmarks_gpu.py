@@ -23,7 +23,7 @@ import torch
 
 from fixtures.gpu import describe, interleaved_ms, ratio_stats, report, speed_verdict
 
-pytestmark = [pytest.mark.benchmark, pytest.mark.needs(gpus=1)]
+pytestmark = [pytest.mark.benchmark, pytest.mark.needs(gpus=1, serial=True)]
 
 ROUNDS = 7
 BENCHMARK_MARGIN = 0.05  # cudnn.benchmark must win every round by more than 5 %
@@ -112,7 +112,7 @@ class ConvWorkers:
 
 
 @pytest.fixture
-def conv_workers(cuda_device, serial_timing):
+def conv_workers(cuda_device):
     workers = ConvWorkers(cuda_device.index)
     yield workers
     workers.close()
@@ -175,7 +175,7 @@ def decide_tf32(stats, name, claim_inconclusive):
 @pytest.mark.claim("cudnn.tf32-speed-precision")
 @pytest.mark.parametrize("switch", ["allow_tf32", "set_float32_matmul_precision"])
 def test_tf32_makes_float32_matmul_much_faster_and_less_precise(
-    switch, cuda_device, serial_timing, precision_flags, claim_figure, claim_inconclusive
+    switch, cuda_device, precision_flags, claim_figure, claim_inconclusive
 ):
     n = 8192
     a = torch.randn(n, n, device=cuda_device)
@@ -209,7 +209,7 @@ def test_tf32_makes_float32_matmul_much_faster_and_less_precise(
 
 @pytest.mark.claim("cudnn.tf32-speed-precision")
 def test_tf32_makes_float32_convolution_much_faster_and_less_precise(
-    cuda_device, serial_timing, precision_flags, claim_figure, claim_inconclusive
+    cuda_device, precision_flags, claim_figure, claim_inconclusive
 ):
     x = torch.randn(32, 128, 64, 64, device=cuda_device)
     w = torch.randn(128, 128, 3, 3, device=cuda_device)
