@@ -123,9 +123,10 @@ def test_report_build_counts_every_claim_and_carries_corrections(tmp_path):
     assert "| `t.a` |" in md and "the truth" in md and "speedup = 2.5x" in md
 
 
-def test_needs_reasons_list_everything_missing():
+def test_needs_reasons_list_everything_missing(monkeypatch):
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
     needs = {"gpus": 2, "min_torch": "99.0", "max_torch": "1.0", "libs": ["no_such_lib_xyz"], "network": True,
-             "processes": False}
+             "processes": False, "serial": True}
     reasons = missing(needs, found_gpus=1, torch_version="2.14.1")
     assert reasons == [
         "needs 2 CUDA GPUs (found 1)",
@@ -133,6 +134,9 @@ def test_needs_reasons_list_everything_missing():
         "needs torch < 1.0 (found 2.14.1)",
         "needs optional library no_such_lib_xyz (not installed)",
         "needs network access (the spec runs offline)",
+        "needs a serial run (-p no:xdist), not an xdist worker",
     ]
-    met = {"gpus": 0, "min_torch": "1.0", "max_torch": None, "libs": ["json"], "network": False, "processes": True}
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    met = {"gpus": 0, "min_torch": "1.0", "max_torch": None, "libs": ["json"], "network": False, "processes": True,
+           "serial": True}
     assert missing(met, found_gpus=0, torch_version="2.14.1") == []
