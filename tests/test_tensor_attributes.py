@@ -125,7 +125,7 @@ def test_value_range_depends_on_the_converter_float_0_1_or_uint8_0_255():
     assert as_float.shape == (3, 1, 2) and as_float.dtype == torch.float32
     assert 0.0 <= as_float.min().item() and as_float.max().item() == 1.0
 
-    as_uint8 = TF.pil_to_tensor(image)  # what torchvision.io decoders also give
+    as_uint8 = TF.pil_to_tensor(image)
     assert as_uint8.shape == (3, 1, 2) and as_uint8.dtype == torch.uint8
     assert as_uint8.max().item() == 255, "uint8 images keep the 0..255 range"
     assert torch.equal(as_uint8, torch.from_numpy(pixels).permute(2, 0, 1))
