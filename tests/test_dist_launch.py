@@ -61,7 +61,9 @@ def _port_args(port: int) -> list[str]:
     return [] if master_port_is_automatic() else ["--master_port", str(port)]
 
 
-def _launch(tmp_path_factory, key, make_commands) -> dict:
+def _producer(make_commands):
+    """produce(folder): run the launch that make_commands(port, env, wrapper) describes, keep what it left."""
+
     def produce(folder):
         records = folder / "records"
         records.mkdir()
@@ -76,44 +78,52 @@ def _launch(tmp_path_factory, key, make_commands) -> dict:
         return {"port": port, "procs": [vars(r) for r in results], "records": procs.read_records(records),
                 "env_given": given}
 
-    return procs.shared(tmp_path_factory, key, produce)
+    return produce
+
+
+def _single_commands(port, env, wrapper):
+    cmd = procs.launch_module_cmd("--nproc_per_node", NPROC, *_port_args(port),
+                                  "-m", "fixtures.dist_workers.record", *SCRIPT_ARGS)
+    return [("launch-single", cmd, env)]
+
+
+def _use_env_commands(port, env, wrapper):
+    cmd = procs.launch_module_cmd("--use_env", "--no_python", *_port_args(port),
+                                  wrapper, "--init-group", "--exit-code", "3")
+    return [("launch-use-env", cmd, env)]
+
+
+def _nodes_commands(port, env, wrapper):
+    env = {**env, "OMP_NUM_THREADS": "3"}
+    common = ["--nnodes", "2", "--nproc_per_node", NPROC, "--master_addr", "127.0.0.1", "--master_port", port]
+    node0 = procs.torchrun_cmd(*common, "--node_rank", "0", procs.ROOT / "fixtures/dist_workers/record.py",
+                               "--from", "node0")
+    node1 = procs.torchrun_cmd(*common, "--node_rank", "1", "--no_python", wrapper, "--from", "node1")
+    return [("torchrun-node0", node0, env), ("torchrun-node1", node1, env)]
+
+
+procs.register("launch-single", _producer(_single_commands), fixture="single")
+procs.register("launch-use-env", _producer(_use_env_commands), fixture="use_env")
+procs.register("torchrun-nodes", _producer(_nodes_commands), fixture="nodes")
 
 
 @pytest.fixture(scope="session")
 def single(tmp_path_factory):
-    def commands(port, env, wrapper):
-        cmd = procs.launch_module_cmd("--nproc_per_node", NPROC, *_port_args(port),
-                                      "-m", "fixtures.dist_workers.record", *SCRIPT_ARGS)
-        return [("launch-single", cmd, env)]
-
-    doc = _launch(tmp_path_factory, "launch-single", commands)
+    doc = procs.shared(tmp_path_factory, "launch-single")
     procs.require_ok(doc)
     return doc
 
 
 @pytest.fixture(scope="session")
 def use_env(tmp_path_factory):
-    def commands(port, env, wrapper):
-        cmd = procs.launch_module_cmd("--use_env", "--no_python", *_port_args(port),
-                                      wrapper, "--init-group", "--exit-code", "3")
-        return [("launch-use-env", cmd, env)]
-
-    doc = _launch(tmp_path_factory, "launch-use-env", commands)
+    doc = procs.shared(tmp_path_factory, "launch-use-env")
     procs.require_ok(doc, expect_rc={"launch-use-env": 1})
     return doc
 
 
 @pytest.fixture(scope="session")
 def nodes(tmp_path_factory):
-    def commands(port, env, wrapper):
-        env = {**env, "OMP_NUM_THREADS": "3"}
-        common = ["--nnodes", "2", "--nproc_per_node", NPROC, "--master_addr", "127.0.0.1", "--master_port", port]
-        node0 = procs.torchrun_cmd(*common, "--node_rank", "0", procs.ROOT / "fixtures/dist_workers/record.py",
-                                   "--from", "node0")
-        node1 = procs.torchrun_cmd(*common, "--node_rank", "1", "--no_python", wrapper, "--from", "node1")
-        return [("torchrun-node0", node0, env), ("torchrun-node1", node1, env)]
-
-    doc = _launch(tmp_path_factory, "torchrun-nodes", commands)
+    doc = procs.shared(tmp_path_factory, "torchrun-nodes")
     procs.require_ok(doc)
     return doc
 

@@ -101,7 +101,8 @@ def test_set_epoch_is_what_changes_the_shuffled_order(rank):
     for epoch in range(4):
         sampler.set_epoch(epoch)
         orders.append(list(sampler))
-    assert orders[0] == first and len({tuple(o) for o in orders}) == 4, orders
+    distinct = len({tuple(o) for o in orders})
+    assert orders[0] == first and distinct == 4, f"set_epoch(0..3) gave {distinct} distinct orders: {orders}"
     other = DistributedSampler(DATASET, num_replicas=2, rank=1 - rank)
     other.set_epoch(3)  # every rank shuffles with the same (seed, epoch): shards stay disjoint
     assert set(orders[3]) | set(other) == set(DATASET)

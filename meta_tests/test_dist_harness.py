@@ -1,0 +1,101 @@
+"""Self-test of fixtures/procs.py: hard timeouts, nothing left behind, readable failures.
+
+A hung program that has started a child in a session of its own (what torchelastic does
+with its workers) is killed at the deadline, child included; so are the workers of a real
+torchrun whose script never ends. A failing command's message carries its stderr tail.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+
+import pytest
+
+from fixtures import procs
+
+
+def alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting for its parent)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def pid_records(folder) -> list[dict]:
+    return [json.loads(p.read_text()) for p in folder.glob("*.json")]
+
+
+def test_a_hung_program_and_its_escaped_child_are_killed_at_the_timeout(tmp_path):
+    out = tmp_path / "pids"
+    out.mkdir()
+    start = time.monotonic()
+    result = procs.run("hang", [sys.executable, "-m", "fixtures.dist_workers.hang", out],
+                       env=procs.clean_env(), folder=tmp_path / "logs", timeout=3)
+    took = time.monotonic() - start
+    assert result.timed_out and result.returncode is None, result.describe()
+    assert took < 3 + 6, f"the call took {took:.1f} s for a 3 s timeout"
+    (rec,) = pid_records(out)  # it did start, and it did start its child
+    assert not alive(rec["pid"]) and not alive(rec["child"]), f"left behind: {rec}"
+    assert result.swept >= 2 and procs.processes_with_token(result.token) == []
+    assert "killed after" in result.describe() and "sleeping forever" in result.describe()
+
+
+@pytest.mark.slow
+def test_hung_torchrun_workers_in_their_own_sessions_are_killed(tmp_path):
+    out = tmp_path / "pids"
+    out.mkdir()
+    cmd = procs.torchrun_cmd("--nproc_per_node", "2", "--master_port", procs.free_port(),
+                             procs.ROOT / "fixtures/dist_workers/hang.py", out)
+    result = procs.run_group([("torchrun-hang", cmd, procs.clean_env(TMPDIR=str(tmp_path)))],
+                             folder=tmp_path / "logs", timeout=40,
+                             stop_when=lambda: len(list(out.glob("*.json"))) == 2)[0]
+    assert result.timed_out, result.describe()
+    recs = pid_records(out)
+    assert len(recs) == 2, f"the workers never started:\n{result.describe()}"
+    left = [pid for r in recs for pid in (r["pid"], r["child"]) if alive(pid)]
+    assert not left, f"processes left behind: {left}"
+    assert procs.processes_with_token(result.token) == []
+
+
+def test_a_failing_command_reports_its_status_and_stderr_tail(tmp_path):
+    code = "import sys\nfor i in range(40): print('line', i, file=sys.stderr)\nsys.exit(3)"
+    result = procs.run("crash", [sys.executable, "-c", code], env=procs.clean_env(), folder=tmp_path, timeout=20)
+    assert (result.returncode, result.timed_out) == (3, False)
+    text = result.describe()
+    assert "exit status 3" in text and "line 39" in text and "line 5\n" not in text, text  # the tail only
+    with pytest.raises(pytest.fail.Exception, match="line 39"):
+        procs.require_ok({"procs": [vars(result)]})
+
+
+def test_free_port_is_a_loopback_port_nobody_holds():
+    port = procs.free_port()
+    assert port != 29500
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))
+
+
+def test_a_shared_result_is_produced_once_per_session(tmp_path_factory):
+    calls = []
+
+    def produce(folder):
+        calls.append(folder)
+        return {"n": len(calls)}
+
+    key = f"selftest-{os.getpid()}"
+    assert procs.shared(tmp_path_factory, key, produce) == {"n": 1}
+    assert procs.shared(tmp_path_factory, key, produce) == {"n": 1}
+    assert len(calls) == 1
+
+
+def test_the_launch_environment_drops_distributed_variables(monkeypatch):
+    monkeypatch.setenv("RANK", "7")
+    monkeypatch.setenv("PET_MASTER_PORT", "29500")
+    monkeypatch.setenv("OMP_NUM_THREADS", "5")
+    env = procs.clean_env(EXTRA="1")
+    assert not {"RANK", "PET_MASTER_PORT", "OMP_NUM_THREADS"} & set(env)
+    assert env["EXTRA"] == "1" and env["PYTHONPATH"].split(os.pathsep)[0] == str(procs.ROOT)

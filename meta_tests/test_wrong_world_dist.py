@@ -1,0 +1,157 @@
+"""Wrong-world checks for the distributed claims.
+
+The launches and the spawn world run in child processes, so patching torch in the pytest
+process is not enough: the patch plugin also writes a sitecustomize.py that every child
+Python imports at start-up (PYTHONPATH is inherited through the launchers). It installs
+an import hook that patches one torch module right after that module is first imported
+(torch itself is not imported early: the torch-free workers stay torch-free).
+
+    launcher env without LOCAL_RANK  -> dist.launch-env-vars, dist.local-rank-meaning red
+    the notes' meanings: RANK = machine index, WORLD_SIZE = number of machines
+                                     -> dist.rank-meaning, dist.world-size-meaning red
+    DDP without its construction-time broadcast, and a set_epoch that does nothing
+                                     -> dist.ddp-same-seed, dist.sampler-set-epoch red
+    DDP that sums the gradients instead of averaging them
+                                     -> dist.ddp-grad-average red
+"""
+from __future__ import annotations
+
+from spec_runner import assert_goes_red
+
+# torch/distributed/elastic/multiprocessing/subprocess_handler: where torchelastic starts
+# each worker with its environment (torch >= 2.2 layout).
+WORKER_POPEN = "torch.distributed.elastic.multiprocessing.subprocess_handler.subprocess_handler"
+
+SITE_HOOK = '''
+import importlib.abc
+import importlib.util
+import sys
+
+TARGET = {target!r}
+
+
+def patch(module):
+{body}
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != TARGET:
+            return None
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        exec_module = spec.loader.exec_module
+
+        def exec_and_patch(module):
+            exec_module(module)
+            patch(module)
+
+        spec.loader.exec_module = exec_and_patch
+        return spec
+
+
+sys.meta_path.insert(0, _AfterImport())
+'''
+
+PLUGIN = '''
+import os
+import pathlib
+
+_site = pathlib.Path(__file__).resolve().parent / "site"
+_site.mkdir(exist_ok=True)
+(_site / "sitecustomize.py").write_text({site!r})
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_site), os.environ.get("PYTHONPATH")]))
+{in_process}
+'''
+
+
+def wrong_world(target: str, body: str, in_process: str = "") -> str:
+    """Plugin code: patch `target` in every child process (and run in_process here too)."""
+    indented = "\n".join("    " + line for line in body.strip().splitlines())
+    return PLUGIN.format(site=SITE_HOOK.format(target=target, body=indented), in_process=in_process)
+
+
+def edit_worker_env(statements: str) -> str:
+    """Body of patch(): wrap SubprocessHandler._popen so `env` can be edited per worker."""
+    return f'''
+original = module.SubprocessHandler._popen
+
+def _popen(self, args, env):
+    env = dict(env)
+{chr(10).join("    " + s for s in statements.strip().splitlines())}
+    return original(self, args, env)
+
+module.SubprocessHandler._popen = _popen
+'''
+
+
+NO_LOCAL_RANK = wrong_world(WORKER_POPEN, edit_worker_env('env.pop("LOCAL_RANK", None)'))
+
+NOTES_MEANINGS = wrong_world(WORKER_POPEN, edit_worker_env('''
+env["RANK"] = env["GROUP_RANK"]
+env["WORLD_SIZE"] = env["GROUP_WORLD_SIZE"]
+'''))
+
+NO_INITIAL_BROADCAST = wrong_world(
+    "torch.nn.parallel.distributed",
+    '''
+original = module.DistributedDataParallel.__init__
+
+def __init__(self, *args, **kwargs):
+    kwargs["init_sync"] = False  # keep each rank's own initial weights
+    original(self, *args, **kwargs)
+
+module.DistributedDataParallel.__init__ = __init__
+''',
+    in_process='''
+from torch.utils.data.distributed import DistributedSampler
+DistributedSampler.set_epoch = lambda self, epoch: None
+''',
+)
+
+SUMMED_GRADIENTS = wrong_world(
+    "torch.nn.parallel.distributed",
+    '''
+import torch.distributed as dist
+
+original = module.DistributedDataParallel.__init__
+
+def _sum(state, bucket):
+    return dist.all_reduce(bucket.buffer(), async_op=True).get_future().then(lambda fut: fut.value()[0])
+
+def __init__(self, *args, **kwargs):
+    original(self, *args, **kwargs)
+    self.register_comm_hook(None, _sum)
+
+module.DistributedDataParallel.__init__ = __init__
+''',
+)
+
+
+def test_workers_without_local_rank_turn_env_vars_and_local_rank_claims_red(run_spec):
+    run = run_spec("--claim", "dist.launch-env-vars", "--claim", "dist.local-rank-meaning", "-m", "cpu",
+                   patch=NO_LOCAL_RANK)
+    assert_goes_red(run, "dist.launch-env-vars", "LOCAL_RANK")
+    assert_goes_red(run, "dist.local-rank-meaning", "LOCAL_RANK")
+
+
+def test_the_notes_rank_and_world_size_turn_those_claims_red(run_spec):
+    run = run_spec("--claim", "dist.rank-meaning", "--claim", "dist.world-size-meaning", "-m", "cpu",
+                   patch=NOTES_MEANINGS)
+    assert_goes_red(run, "dist.rank-meaning", "RANK per machine")
+    assert_goes_red(run, "dist.world-size-meaning", "WORLD_SIZE")
+
+
+def test_ddp_without_its_broadcast_and_a_dead_set_epoch_turn_seed_and_epoch_claims_red(run_spec):
+    run = run_spec("--claim", "dist.ddp-same-seed", "--claim", "dist.sampler-set-epoch", "-m", "cpu",
+                   patch=NO_INITIAL_BROADCAST)
+    assert_goes_red(run, "dist.ddp-same-seed", "kept its own weights")
+    assert_goes_red(run, "dist.sampler-set-epoch", "distinct orders")
+
+
+def test_ddp_that_sums_gradients_turns_grad_average_red(run_spec):
+    run = run_spec("--claim", "dist.ddp-grad-average", "-m", "cpu", patch=SUMMED_GRADIENTS)
+    assert_goes_red(run, "dist.ddp-grad-average", "not the mean")
