@@ -281,7 +281,6 @@ def test_arange_with_device_lives_on_that_device(device):
 
 
 @pytest.mark.claim("dtype.arange-device")
-@pytest.mark.needs(min_torch="2.0")
 def test_arange_with_device_is_one_op_on_that_device_with_no_copy():
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -314,7 +313,6 @@ def test_tensor_takes_requires_grad_and_device_only_by_keyword():
 
 
 @pytest.mark.claim("dtype.to-non-blocking-default")
-@pytest.mark.needs(min_torch="2.0")
 def test_the_to_copy_operator_declares_non_blocking_false():
     schema = torch.ops.aten._to_copy.default._schema
     defaults = {a.name: a.default_value for a in schema.arguments}

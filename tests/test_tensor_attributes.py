@@ -10,6 +10,12 @@ import pytest
 import torch
 from torch import nn
 
+from fixtures.versions import torch_at_least
+
+# PyTorch 2.0 changed the error of item() on a tensor of several (or no) elements from
+# ValueError ("only one element tensors ...") to RuntimeError ("a Tensor with N elements ...").
+ITEM_RAISES_RUNTIME_ERROR = "2.0"
+
 TYPE_NAMES = [
     pytest.param(torch.float32, "FloatTensor", id="float32->FloatTensor"),
     pytest.param(torch.float64, "DoubleTensor", id="float64->DoubleTensor"),
@@ -81,8 +87,12 @@ def test_item_returns_a_plain_python_number(value, dtype, kind):
 @pytest.mark.claim("tensor.item-scalar")
 @pytest.mark.parametrize("numel", [0, 2, 12], ids=lambda n: f"{n}-elements")
 def test_item_refuses_tensors_without_exactly_one_element(numel):
-    with pytest.raises(RuntimeError, match=f"a Tensor with {numel} elements cannot be converted to Scalar"):
-        torch.zeros(numel).item()
+    if torch_at_least(ITEM_RAISES_RUNTIME_ERROR):
+        with pytest.raises(RuntimeError, match=f"a Tensor with {numel} elements cannot be converted to Scalar"):
+            torch.zeros(numel).item()
+    else:
+        with pytest.raises(ValueError, match="only one element tensors can be converted to Python scalars"):
+            torch.zeros(numel).item()
 
 
 @pytest.mark.claim("tensor.numpy-tolist-methods")

@@ -16,6 +16,10 @@ from hypothesis import strategies as st
 
 SPACE = settings(max_examples=25)
 
+# PyTorch 2.1 made non-bool masks an error in masked_fill (pytorch/pytorch#96594); before,
+# integer masks worked (uint8 with a deprecation warning) and float masks filled nothing.
+NON_BOOL_MASKS_REJECTED = "2.1"
+
 # The note's lines, as written.
 NOTE_FLIP = "tensor = tensor[:,:,:,torch.arange(tensor.size(3) - 1, -1, -1).long()]"
 NOTE_ONE_HOT = """
@@ -151,10 +155,29 @@ def test_masked_fill_writes_the_value_where_the_mask_is_true(shape, data):
 
 
 @pytest.mark.claim("tensor.masked-fill")
-@pytest.mark.parametrize("mask_dtype", [torch.int64, torch.float32], ids=str)
-def test_masked_fill_needs_a_bool_mask(mask_dtype):
+@pytest.mark.needs(min_torch=NON_BOOL_MASKS_REJECTED)
+@pytest.mark.parametrize("mask_dtype", [torch.int64, torch.uint8, torch.float32], ids=str)
+def test_masked_fill_refuses_a_non_bool_mask(mask_dtype):
     with pytest.raises(RuntimeError, match="only supports boolean masks"):
         torch.zeros(2, 2).masked_fill(torch.eye(2, dtype=mask_dtype), 1.0)
+
+
+@pytest.mark.claim("tensor.masked-fill")
+@pytest.mark.needs(max_torch=NON_BOOL_MASKS_REJECTED)
+def test_masked_fill_took_non_bool_masks_before_2_1():
+    t, eye = torch.zeros(2, 2), torch.eye(2)
+    # an integer mask fills where it is non-zero, like the bool mask
+    assert torch.equal(t.masked_fill(eye.long(), 1.0), eye)
+    # a uint8 mask does the same, with a deprecation warning (made visible however often it fired)
+    warn_always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with pytest.warns(UserWarning, match="mask with dtype torch.uint8, this behavior is now deprecated"):
+            assert torch.equal(t.masked_fill(eye.byte(), 1.0), eye)
+    finally:
+        torch.set_warn_always(warn_always)
+    # a float mask is accepted and silently fills nothing
+    assert torch.equal(t.masked_fill(eye, 1.0), t)
 
 
 @pytest.mark.claim("tensor.masked-fill")

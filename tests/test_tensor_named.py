@@ -16,6 +16,9 @@ NAMED_TENSORS_REMOVED = "2.13"
 
 NCHW = ["N", "C", "H", "W"]
 
+# Before their removal, named tensors warn on first use that they are experimental.
+quiet_experimental = pytest.mark.filterwarnings("ignore:Named tensors and all their associated APIs:UserWarning")
+
 # The note's line as printed: typographic quotes around the names.
 NOTE_NAMES_LINE = "NCHW = [\u2018N\u2019, \u2018C\u2019, \u2018H\u2019, \u2018W\u2019]"
 
@@ -35,6 +38,7 @@ def test_sum_and_select_over_dim_1_drop_the_channel_axis():
 
 @pytest.mark.claim("tensor.named-dims-api")
 @pytest.mark.needs(max_torch=NAMED_TENSORS_REMOVED)
+@quiet_experimental
 def test_names_keyword_and_reduction_by_name_work_before_removal():
     images = torch.randn(32, 3, 56, 56, names=NCHW)
     assert images.names == tuple(NCHW)
@@ -65,6 +69,7 @@ def test_names_keyword_and_reduction_by_name_are_gone_after_removal():
 
 @pytest.mark.claim("tensor.named-align-to")
 @pytest.mark.needs(max_torch=NAMED_TENSORS_REMOVED)
+@quiet_experimental
 def test_align_to_permutes_by_name_before_removal():
     tensor = torch.rand(3, 4, 1, 2, names=("C", "N", "H", "W"))
     aligned = tensor.align_to("N", "C", "H", "W")
