@@ -23,7 +23,7 @@ from fixtures.versions import torch_at_least
 NAMED_TENSORS_REMOVED = "2.13"
 
 
-# Shape spaces are small (<= 4 axes of size 0..4): a few dozen draws per property cover
+# Shape spaces are small (up to 5 axes of size 0..4): a few dozen draws per property cover
 # them well, and keep this module within the suite's CPU budget.
 SPACE = settings(max_examples=25)
 
@@ -91,6 +91,15 @@ def test_none_after_n_colons_inserts_a_size_1_axis_at_n(shape, data):
     # several None entries insert several axes
     twice = t[(slice(None),) * n + (None, None)]
     assert twice.shape == shape[:n] + (1, 1) + shape[n:]
+
+
+@pytest.mark.claim("tensor.none-index")
+def test_a_literal_ellipsis_before_none_puts_the_new_axis_last():
+    # the note's "..." stands for more ':' entries; typed as Python's Ellipsis it means
+    # "all remaining axes", so None lands at the end whatever comes before it
+    t = numbered((2, 3, 4))
+    assert t[:, ..., None].shape == (2, 3, 4, 1)
+    assert t[:, None].shape == (2, 1, 3, 4)
 
 
 @pytest.mark.claim("tensor.unsqueeze-equiv")
