@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import sys
 import warnings
 
 import pytest
@@ -151,7 +150,7 @@ def local_rank_flag(n: int) -> str:
     return f"--local-rank={n}" if torch_at_least(DASHED_SINCE) else f"--local_rank={n}"
 
 
-def run_launch_main(argv: list[str], tmp_path):
+def run_launch_main(argv: list[str]):
     """torch.distributed.launch.main(argv) in this process; (SystemExit code or None, stdout, warnings)."""
     import torch
     import torch.distributed.launch as launch
@@ -225,14 +224,16 @@ def test_a_launched_worker_forms_a_process_group_from_the_launcher_env(use_env):
 
 
 @pytest.mark.claim("dist.launch-is-current")
-def test_torch_distributed_launch_is_deprecated_in_favour_of_torchrun(tmp_path):
-    code, _, caught = run_launch_main(["--help"], tmp_path)
+def test_torch_distributed_launch_is_deprecated_in_favour_of_torchrun():
+    code, _, caught = run_launch_main(["--help"])
     assert code == 0
     future = [str(w.message) for w in caught if issubclass(w.category, FutureWarning)]
     assert any("torch.distributed.launch is deprecated" in m and "Use torchrun" in m for m in future), (
         f"warnings: {[f'{w.category.__name__}: {w.message}' for w in caught]}"
     )
-    import torch.distributed.run  # noqa: F401 - the module behind torchrun exists
+    from torch.distributed.run import main as torchrun_main  # the module behind the torchrun command
+
+    assert callable(torchrun_main)
 
 
 @pytest.mark.claim("dist.launch-is-current")
@@ -242,8 +243,8 @@ def test_launching_through_the_module_prints_the_deprecation(single):
 
 
 @pytest.mark.claim("dist.launch-help-options")
-def test_help_lists_many_more_options_than_the_note(tmp_path):
-    code, text, _ = run_launch_main(["--help"], tmp_path)
+def test_help_lists_many_more_options_than_the_note():
+    code, text, _ = run_launch_main(["--help"])
     assert code == 0
     listed = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", re.split(r"\n(?:options|optional arguments):", text)[-1]))
     missing = [o for o in NOTE_HELP_OPTIONS if o not in listed and o.replace("_", "-") not in listed]
@@ -369,7 +370,7 @@ def test_dash_m_runs_the_worker_as_a_module(single):
 )
 def test_no_python_misuse_raises_value_error(argv, message, tmp_path):
     with pytest.raises(ValueError, match=message):
-        run_launch_main(["--log_dir", str(tmp_path), *argv], tmp_path)
+        run_launch_main(["--log_dir", str(tmp_path), *argv])
 
 
 @pytest.mark.claim("dist.launch-no-python-needs-use-env")
