@@ -5,16 +5,18 @@ launch) and › torch.distributed.launch (usage, --help options); 004_79576bb56b
 › 多GPU并行训练 (the torch 1.6 launch.py source: defaults, env variables, --use_env,
 --local_rank, -m, --no_python, OMP_NUM_THREADS, CalledProcessError).
 
-Three launches serve every claim here (each runs once per session, shared across xdist
+Two launches serve every claim here (each runs once per session, shared across xdist
 workers), with torch-free workers (fixtures/dist_workers/record.py) that write down
 their argv and environment:
 
-    single   python -m torch.distributed.launch --nproc_per_node 2 -m <record> --lr 0.2 --layers 34
-             (no --master_addr/--master_port where the launcher picks a free port itself)
+    nodes    two "machines" on 127.0.0.1, --nnodes 2 --nproc_per_node 2 --master_addr/--master_port:
+             node 0: python -m torch.distributed.launch --node_rank 0 -m <record> --lr 0.2 --layers 34
+                     (no --use_env; OMP_NUM_THREADS unset)
+             node 1: torchrun --node_rank 1 --no_python <executable> --lr 0.2 --layers 34
+                     (OMP_NUM_THREADS=3 already set)
     use_env  python -m torch.distributed.launch --use_env --no_python <executable> --init-group --exit-code 3
-             (one worker with the launcher's defaults; it forms a gloo group, then fails)
-    nodes    two torchrun processes on 127.0.0.1: --nnodes 2 --node_rank 0|1 --nproc_per_node 2,
-             node 1 with --no_python; OMP_NUM_THREADS=3 already set
+             (one worker, the launcher's defaults, no master options where the launcher then
+             picks a free port itself; it forms a gloo group, then fails)
 
 The parser checks (--help, defaults, the ValueErrors) run in this process.
 """
@@ -73,17 +75,10 @@ def _producer(make_commands):
             return make_commands(port, env, wrapper)
 
         port, results = procs.run_with_free_port(make, folder=folder, timeout=procs.LAUNCH_TIMEOUT)
-        given = make(port)[0][2]
         return {"port": port, "procs": [vars(r) for r in results], "records": procs.read_records(records),
-                "env_given": given}
+                "env_given": {name: env for name, _, env in make(port)}}
 
     return produce
-
-
-def _single_commands(port, env, wrapper):
-    cmd = procs.launch_module_cmd("--nproc_per_node", NPROC, *_port_args(port),
-                                  "-m", "fixtures.dist_workers.record", *SCRIPT_ARGS)
-    return [("launch-single", cmd, env)]
 
 
 def _use_env_commands(port, env, wrapper):
@@ -93,24 +88,15 @@ def _use_env_commands(port, env, wrapper):
 
 
 def _nodes_commands(port, env, wrapper):
-    env = {**env, "OMP_NUM_THREADS": "3"}
     common = ["--nnodes", "2", "--nproc_per_node", NPROC, "--master_addr", "127.0.0.1", "--master_port", port]
-    node0 = procs.torchrun_cmd(*common, "--node_rank", "0", procs.ROOT / "fixtures/dist_workers/record.py",
-                               "--from", "node0")
-    node1 = procs.torchrun_cmd(*common, "--node_rank", "1", "--no_python", wrapper, "--from", "node1")
-    return [("torchrun-node0", node0, env), ("torchrun-node1", node1, env)]
+    node0 = procs.launch_module_cmd(*common, "--node_rank", "0", "-m", "fixtures.dist_workers.record",
+                                    *SCRIPT_ARGS, "--from", "node0")
+    node1 = procs.torchrun_cmd(*common, "--node_rank", "1", "--no_python", wrapper, *SCRIPT_ARGS, "--from", "node1")
+    return [("launch-node0", node0, env), ("torchrun-node1", node1, {**env, "OMP_NUM_THREADS": "3"})]
 
 
-procs.register("launch-single", _producer(_single_commands), fixture="single")
 procs.register("launch-use-env", _producer(_use_env_commands), fixture="use_env")
-procs.register("torchrun-nodes", _producer(_nodes_commands), fixture="nodes")
-
-
-@pytest.fixture(scope="session")
-def single(tmp_path_factory):
-    doc = procs.shared(tmp_path_factory, "launch-single")
-    procs.require_ok(doc)
-    return doc
+procs.register("launch-nodes", _producer(_nodes_commands), fixture="nodes")
 
 
 @pytest.fixture(scope="session")
@@ -122,7 +108,7 @@ def use_env(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def nodes(tmp_path_factory):
-    doc = procs.shared(tmp_path_factory, "torchrun-nodes")
+    doc = procs.shared(tmp_path_factory, "launch-nodes")
     procs.require_ok(doc)
     return doc
 
@@ -137,13 +123,17 @@ def workers(doc: dict, count: int) -> list[dict]:
     return sorted(recs, key=lambda r: int(r["env"].get("RANK", -1)))
 
 
-def stderr_of(doc: dict) -> str:
-    return "\n".join(r.stderr for r in procs.results_of(doc))
+def stderr_of(doc: dict, name: str | None = None) -> str:
+    return "\n".join(r.stderr for r in procs.results_of(doc) if name in (None, r.name))
 
 
 def node_of(record: dict) -> int:
     """Which launcher started this worker: the script argument --from nodeN says it."""
     return int(record["argv"][record["argv"].index("--from") + 1][len("node"):])
+
+
+def on_node(doc: dict, node: int) -> list[dict]:
+    return [r for r in workers(doc, 2 * NPROC) if node_of(r) == node]
 
 
 def local_rank_flag(n: int) -> str:
@@ -177,22 +167,18 @@ def run_launch_main(argv: list[str]):
 
 @pytest.mark.claim("dist.world-size-meaning")
 @pytest.mark.needs(processes=True)
-def test_world_size_counts_processes_not_machines_or_gpus(nodes, single):
-    two_nodes = workers(nodes, 2 * NPROC)
-    sizes = {r["env"]["WORLD_SIZE"] for r in two_nodes}
+def test_world_size_counts_processes_not_machines_or_gpus(nodes, use_env):
+    sizes = {r["env"]["WORLD_SIZE"] for r in workers(nodes, 2 * NPROC)}
     assert sizes == {str(2 * NPROC)}, f"two machines x {NPROC} processes: WORLD_SIZE {sizes}, expected {2 * NPROC}"
-    one_node = workers(single, NPROC)
-    sizes = {r["env"]["WORLD_SIZE"] for r in one_node}
-    assert sizes == {str(NPROC)}, (
-        f"one machine, {NPROC} processes, {gpu_count()} GPUs: WORLD_SIZE {sizes}, expected {NPROC}"
-    )
+    (one,) = workers(use_env, 1)
+    assert one["env"]["WORLD_SIZE"] == "1", f"one machine, one process, {gpu_count()} GPUs: {one['env']['WORLD_SIZE']}"
 
 
 @pytest.mark.claim("dist.rank-meaning")
 @pytest.mark.needs(processes=True)
 def test_rank_is_the_global_process_index_and_group_rank_the_machine(nodes):
     recs = workers(nodes, 2 * NPROC)
-    by_node = {n: sorted(int(r["env"]["RANK"]) for r in recs if node_of(r) == n) for n in (0, 1)}
+    by_node = {n: sorted(int(r["env"]["RANK"]) for r in on_node(nodes, n)) for n in (0, 1)}
     assert by_node == {0: [0, 1], 1: [2, 3]}, f"RANK per machine {by_node}: one rank per process, not per machine"
     group_ranks = {r["env"]["RANK"]: r["env"]["GROUP_RANK"] for r in recs}
     assert group_ranks == {"0": "0", "1": "0", "2": "1", "3": "1"}, f"the machine index is GROUP_RANK: {group_ranks}"
@@ -200,17 +186,13 @@ def test_rank_is_the_global_process_index_and_group_rank_the_machine(nodes):
 
 @pytest.mark.claim("dist.local-rank-meaning")
 @pytest.mark.needs(processes=True)
-def test_local_rank_is_the_process_index_within_its_machine(nodes, single):
-    recs = workers(nodes, 2 * NPROC)
-    for r in recs:
+def test_local_rank_is_the_process_index_within_its_machine(nodes):
+    for r in workers(nodes, 2 * NPROC):
         rank, local = int(r["env"]["RANK"]), int(r["env"]["LOCAL_RANK"])
         assert local == rank - NPROC * node_of(r), f"RANK {rank} on node {node_of(r)} has LOCAL_RANK {local}"
-    locals_per_node = {n: sorted(r["env"]["LOCAL_RANK"] for r in recs if node_of(r) == n) for n in (0, 1)}
-    assert locals_per_node == {0: ["0", "1"], 1: ["0", "1"]}
-    # the same numbering on a machine without any GPU: a process index, not a GPU index
-    assert sorted(r["env"]["LOCAL_RANK"] for r in workers(single, NPROC)) == ["0", "1"], (
-        f"found {gpu_count()} GPUs"
-    )
+    per_node = {n: sorted(r["env"]["LOCAL_RANK"] for r in on_node(nodes, n)) for n in (0, 1)}
+    # numbered per machine, on a machine with no GPU at all: a process index, not a GPU index
+    assert per_node == {0: ["0", "1"], 1: ["0", "1"]}, f"{per_node}, found {gpu_count()} GPUs"
 
 
 @pytest.mark.claim("dist.spawn-and-launch")
@@ -238,8 +220,9 @@ def test_torch_distributed_launch_is_deprecated_in_favour_of_torchrun():
 
 @pytest.mark.claim("dist.launch-is-current")
 @pytest.mark.needs(processes=True)
-def test_launching_through_the_module_prints_the_deprecation(single):
-    assert "torch.distributed.launch is deprecated" in stderr_of(single), procs.results_of(single)[0].describe()
+def test_launching_through_the_module_prints_the_deprecation(nodes, use_env):
+    assert "torch.distributed.launch is deprecated" in stderr_of(nodes, "launch-node0") + stderr_of(use_env)
+    assert "torch.distributed.launch is deprecated" not in stderr_of(nodes, "torchrun-node1")
 
 
 @pytest.mark.claim("dist.launch-help-options")
@@ -279,10 +262,11 @@ def test_which_option_spellings_the_launcher_accepts(spelling):
 
 @pytest.mark.claim("dist.launch-nproc-gpus")
 @pytest.mark.needs(processes=True)
-def test_nproc_per_node_is_the_number_of_processes_whatever_the_gpus(single):
-    recs = workers(single, NPROC)  # fails unless exactly NPROC workers ran
-    assert {r["env"]["LOCAL_WORLD_SIZE"] for r in recs} == {str(NPROC)}, f"found {gpu_count()} GPUs"
-    assert len({r["pid"] for r in recs}) == NPROC, "one process per --nproc_per_node"
+def test_nproc_per_node_is_the_number_of_processes_whatever_the_gpus(nodes):
+    for node in (0, 1):
+        recs = on_node(nodes, node)
+        assert len({r["pid"] for r in recs}) == NPROC, f"node {node}: {len(recs)} processes, found {gpu_count()} GPUs"
+        assert {r["env"]["LOCAL_WORLD_SIZE"] for r in recs} == {str(NPROC)}
 
 
 @pytest.mark.claim("dist.launch-nproc-gpus")
@@ -317,15 +301,13 @@ def test_master_addr_and_port_defaults_of_the_parser():
 
 @pytest.mark.claim("dist.launch-master-defaults")
 @pytest.mark.needs(processes=True)
-def test_what_workers_get_without_master_options(single, nodes):
-    recs = workers(single, NPROC)
-    addrs = {r["env"]["MASTER_ADDR"] for r in recs}
-    ports = {r["env"]["MASTER_PORT"] for r in recs}
-    assert len(addrs) == 1 and len(ports) == 1, f"workers disagree: {addrs} {ports}"
+def test_what_workers_get_with_and_without_master_options(use_env, nodes):
+    (rec,) = workers(use_env, 1)
+    addr, port = rec["env"]["MASTER_ADDR"], rec["env"]["MASTER_PORT"]
     if master_port_is_automatic():
-        # c10d rendezvous on a free port: no fixed 29500, and the address is "localhost"
-        assert addrs == {"localhost"} and ports != {"29500"}, f"MASTER_ADDR {addrs}, MASTER_PORT {ports}"
-    # with explicit options (the two-node launch), the workers share the agent's store there
+        # no master options: a c10d rendezvous on a free port, announced as "localhost"
+        assert addr == "localhost" and port != "29500", f"MASTER_ADDR {addr}, MASTER_PORT {port}"
+    # explicit options (the two-node launch): the workers share the agent's store there
     two = workers(nodes, 2 * NPROC)
     if all(r["env"].get("TORCHELASTIC_USE_AGENT_STORE") == "True" for r in two):
         seen = {(r["env"]["MASTER_ADDR"], r["env"]["MASTER_PORT"]) for r in two}
@@ -334,28 +316,30 @@ def test_what_workers_get_without_master_options(single, nodes):
 
 @pytest.mark.claim("dist.launch-use-env")
 @pytest.mark.needs(processes=True)
-def test_use_env_drops_the_argument_and_local_rank_is_in_the_env_either_way(use_env, single):
+def test_use_env_drops_the_argument_and_local_rank_is_in_the_env_either_way(use_env, nodes):
     (rec,) = workers(use_env, 1)
     assert not any(a.startswith(("--local-rank", "--local_rank")) for a in rec["argv"]), rec["argv"]
     assert rec["env"]["LOCAL_RANK"] == "0"
-    for r in workers(single, NPROC):  # without --use_env: the argument, and LOCAL_RANK as well
+    for r in on_node(nodes, 0):  # without --use_env: the argument, and LOCAL_RANK as well
         assert r["env"]["LOCAL_RANK"] == r["argv"][1].split("=")[1], r["argv"]
+    for r in on_node(nodes, 1):  # torchrun behaves as if --use_env were given
+        assert r["argv"][1:] == [*SCRIPT_ARGS, "--from", "node1"], r["argv"]
 
 
 @pytest.mark.claim("dist.launch-local-rank-arg")
 @pytest.mark.needs(processes=True)
-def test_without_use_env_the_launcher_appends_the_local_rank_flag(single):
-    for r in workers(single, NPROC):
+def test_without_use_env_the_launcher_appends_the_local_rank_flag(nodes):
+    for r in on_node(nodes, 0):
         expected = local_rank_flag(int(r["env"]["LOCAL_RANK"]))
         assert r["argv"][1] == expected, f"argv {r['argv']}: expected {expected} right after the script"
 
 
 @pytest.mark.claim("dist.launch-module")
 @pytest.mark.needs(processes=True)
-def test_dash_m_runs_the_worker_as_a_module(single):
-    for r in workers(single, NPROC):
+def test_dash_m_runs_the_worker_as_a_module(nodes):
+    for r in on_node(nodes, 0):
         assert r["main_module"] == "fixtures.dist_workers.record", r["main_module"]
-        assert r["orig_argv"][1:3] == ["-u", "-m"], r["orig_argv"]
+        assert r["orig_argv"][1:4] == ["-u", "-m", "fixtures.dist_workers.record"], r["orig_argv"]
 
 
 @pytest.mark.claim("dist.launch-no-python-needs-use-env")
@@ -375,10 +359,10 @@ def test_no_python_misuse_raises_value_error(argv, message, tmp_path):
 
 @pytest.mark.claim("dist.launch-no-python-needs-use-env")
 @pytest.mark.needs(processes=True)
-def test_no_python_with_use_env_executes_the_program_itself(use_env):
-    (rec,) = workers(use_env, 1)
-    # the kernel ran the file through its shebang: no "python -u" prepended by the launcher
-    assert rec["orig_argv"][1] == rec["argv"][0] and "-u" not in rec["orig_argv"], rec["orig_argv"]
+def test_no_python_executes_the_program_itself(use_env, nodes):
+    for r in [*workers(use_env, 1), *on_node(nodes, 1)]:
+        # the kernel ran the file through its shebang: no "python -u" prepended by the launcher
+        assert r["orig_argv"][1] == r["argv"][0] and "-u" not in r["orig_argv"], r["orig_argv"]
 
 
 @pytest.mark.claim("dist.launch-defaults")
@@ -403,42 +387,43 @@ def test_a_launch_with_default_sizes_starts_one_worker_of_rank_zero(use_env):
 
 @pytest.mark.claim("dist.launch-script-args")
 @pytest.mark.needs(processes=True)
-def test_script_arguments_pass_through_unchanged(single, use_env, nodes):
-    for r in workers(single, NPROC):
-        assert r["argv"][2:] == SCRIPT_ARGS, r["argv"]
+def test_script_arguments_pass_through_unchanged(use_env, nodes):
+    for r in workers(nodes, 2 * NPROC):
+        passed = r["argv"][2:] if node_of(r) == 0 else r["argv"][1:]  # node 0: after --local-rank
+        assert passed == [*SCRIPT_ARGS, "--from", f"node{node_of(r)}"], r["argv"]
     (rec,) = workers(use_env, 1)
     assert rec["argv"][1:] == ["--init-group", "--exit-code", "3"], rec["argv"]
-    for r in workers(nodes, 2 * NPROC):
-        assert r["argv"][1:] == ["--from", f"node{node_of(r)}"], r["argv"]
 
 
 @pytest.mark.claim("dist.launch-env-vars")
 @pytest.mark.needs(processes=True)
 def test_every_worker_gets_master_world_size_rank_and_local_rank(nodes):
     recs = workers(nodes, 2 * NPROC)
-    given = nodes["env_given"]
     for r in recs:
+        given = nodes["env_given"][["launch-node0", "torchrun-node1"][node_of(r)]]
         added = sorted(k for k in r["env"] if given.get(k) != r["env"][k])
         missing = [k for k in LAUNCHER_VARS if k not in r["env"]]
         assert not missing, f"worker {r['argv']} lacks {missing}; the launcher set {added}"
         node, local = node_of(r), int(r["env"]["LOCAL_RANK"])
         assert r["env"]["WORLD_SIZE"] == str(NPROC * 2)
         assert r["env"]["RANK"] == str(NPROC * node + local), f"node {node} local {local}: RANK {r['env']['RANK']}"
+        # beyond the note's five: the node index and the number of local workers, among others
+        assert {"GROUP_RANK", "LOCAL_WORLD_SIZE"} <= set(added), added
     assert len({(r["env"]["MASTER_ADDR"], r["env"]["MASTER_PORT"]) for r in recs}) == 1
-    # beyond the note's five: the node index and the number of local workers, among others
-    assert {"GROUP_RANK", "LOCAL_WORLD_SIZE"} <= set(recs[0]["env"]), sorted(recs[0]["env"])
 
 
 @pytest.mark.claim("dist.launch-omp-threads")
 @pytest.mark.needs(processes=True)
-def test_omp_num_threads_is_set_to_one_only_for_several_processes_when_unset(single, use_env, nodes):
-    assert {r["env"].get("OMP_NUM_THREADS") for r in workers(single, NPROC)} == {"1"}
-    assert OMP_NOTICE in stderr_of(single), procs.results_of(single)[0].describe()
-    (one,) = workers(use_env, 1)  # a single process: left alone
+def test_omp_num_threads_is_set_to_one_only_for_several_processes_when_unset(use_env, nodes):
+    # node 0: two processes, OMP_NUM_THREADS unset -> 1, with a notice
+    assert {r["env"].get("OMP_NUM_THREADS") for r in on_node(nodes, 0)} == {"1"}
+    assert OMP_NOTICE in stderr_of(nodes, "launch-node0"), procs.results_of(nodes)[0].describe()
+    # node 1: already set -> kept, no notice
+    assert {r["env"].get("OMP_NUM_THREADS") for r in on_node(nodes, 1)} == {"3"}
+    assert OMP_NOTICE not in stderr_of(nodes, "torchrun-node1")
+    # a single process: left alone
+    (one,) = workers(use_env, 1)
     assert "OMP_NUM_THREADS" not in one["env"] and OMP_NOTICE not in stderr_of(use_env)
-    # already set: kept, and no notice
-    assert {r["env"]["OMP_NUM_THREADS"] for r in workers(nodes, 2 * NPROC)} == {"3"}
-    assert OMP_NOTICE not in stderr_of(nodes)
 
 
 @pytest.mark.claim("dist.launch-failure")
