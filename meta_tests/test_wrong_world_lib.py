@@ -62,17 +62,19 @@ recordio.pack = pack
 """
 
 # keras one-hot that numbers the classes from 1 (label k -> column k - 1)
+# (triton and torch load before tensorflow: triton loaded after tensorflow segfaults)
 TO_CATEGORICAL_OFF_BY_ONE = """
 import numpy as np
-import keras
+import torch
+import triton
+import tensorflow as tf
 
-_to_categorical = keras.utils.to_categorical
+_to_categorical = tf.keras.utils.to_categorical
 
 def to_categorical(x, num_classes=None):
-    out = _to_categorical(x, num_classes)
-    return np.roll(out, -1, axis=-1)
+    return np.roll(_to_categorical(x, num_classes), -1, axis=-1)
 
-keras.utils.to_categorical = to_categorical
+tf.keras.utils.to_categorical = to_categorical
 """
 
 

@@ -4,7 +4,7 @@ Notes: 000_03e1e7bc9bbd04f1.txt › 1.2 einops.rearrange (rearrange(element, pat
 string drives the tensor transformation; the note names no concrete pattern, so the usual
 deep-learning ones are checked here).
 
-Run with einops installed: `tox -e lib-einops` (requirements-lib-einops.txt).
+Run with einops installed: `tox -e lib` (requirements-lib-einops.txt).
 """
 import pytest
 import torch

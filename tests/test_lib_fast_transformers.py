@@ -3,7 +3,7 @@
 Notes: 001_eaed12e493b64ab2.txt › 三、Pytorch Fast Transformers › 1. Transformers layers,
 2. Recurrent Transformers, 3. Builders, 4. Masking.
 
-The package is source-only; `tox -e lib-fast-transformers` builds it CPU-only against the env's
+The package is source-only; `tox -e lib` builds it CPU-only against the env's
 torch (see requirements-lib-fast-transformers.txt). Models here are tiny and run in eval mode,
 so dropout does not blur the comparisons.
 """

@@ -4,7 +4,7 @@ Notes: 003_df07c2a5da61a567.txt › tokenizer.
 
 No hub access: each test writes a tiny byte-level BPE tokenizer (a generated vocab.json and
 merges.txt: the 256 byte symbols, RoBERTa's special tokens and a few merges) under tmp_path.
-Run with transformers installed: `tox -e lib-hf` (requirements-lib-hf.txt).
+Run with transformers installed: `tox -e lib` (requirements-lib-hf.txt).
 """
 import json
 
