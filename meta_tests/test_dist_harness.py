@@ -41,7 +41,9 @@ def test_a_hung_program_and_its_escaped_child_are_killed_at_the_timeout(tmp_path
     assert took < 3 + 6, f"the call took {took:.1f} s for a 3 s timeout"
     (rec,) = pid_records(out)  # it did start, and it did start its child
     assert not alive(rec["pid"]) and not alive(rec["child"]), f"left behind: {rec}"
-    assert result.swept >= 2 and procs.processes_with_token(result.token) == []
+    # the child escaped the process-group kill (own session): only the token sweep can reach it;
+    # the leader may already be gone when the sweep looks, so count at least the child
+    assert result.swept >= 1 and procs.processes_with_token(result.token) == []
     assert "killed after" in result.describe() and "sleeping forever" in result.describe()
 
 
