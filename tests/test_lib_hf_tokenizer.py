@@ -79,6 +79,22 @@ def test_from_pretrained_local_dir_with_local_files_only_loads_those_files(tiny)
 
 
 @pytest.mark.claim("lib.hf-from-pretrained")
+def test_from_pretrained_hub_id_with_local_files_only_reads_the_local_cache(tmp_path, offline):
+    from transformers import RobertaTokenizer
+
+    # the hub cache layout of a model downloaded earlier: refs/main names the snapshot
+    cache = tmp_path / "hub-cache"
+    repo = cache / ("models--" + HUB_ID.replace("/", "--"))
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    vocab = write_tiny_bpe(repo / "snapshots" / commit)
+    tokenizer = RobertaTokenizer.from_pretrained(HUB_ID, local_files_only=True, cache_dir=str(cache))
+    assert len(tokenizer) == len(vocab), "the cached snapshot's vocabulary, not roberta-base's 50265"
+    assert tokenizer.tokenize("hello world") == ["hello", "Ġworld"]
+
+
+@pytest.mark.claim("lib.hf-from-pretrained")
 def test_from_pretrained_uncached_hub_id_with_local_files_only_does_not_download(tmp_path, offline):
     from transformers import RobertaTokenizer
 
@@ -96,7 +112,7 @@ def test_from_pretrained_uncached_hub_id_with_local_files_only_does_not_download
 
 
 @pytest.mark.claim("lib.hf-from-pretrained")
-def test_from_pretrained_local_files_only_reads_a_path_never_a_missing_dir(tmp_path, offline):
+def test_from_pretrained_of_a_missing_local_dir_takes_it_for_an_invalid_hub_id(tmp_path, offline):
     from transformers import RobertaTokenizer
 
     missing = tmp_path / "no" / "such" / "dir"
