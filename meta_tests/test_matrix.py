@@ -248,3 +248,17 @@ def test_unmergeable_reports_are_refused_with_the_file_name(tmp_path, content, m
     with pytest.raises(matrix.MatrixError, match=re.escape(message)) as info:
         matrix.load(path)
     assert "r.json" in str(info.value)
+
+
+def test_a_partial_run_is_flagged_in_the_header_and_on_stderr(tmp_path, capsys):
+    whole = write_report(tmp_path, "torch-2.0.1.json", "2.0.1", {"optim.a": "holds"})
+    part = write_report(tmp_path, "torch-2.3.1.json", "2.3.1", {"optim.a": "holds"})
+    doc = json.loads(part.read_text())
+    doc["run"] = {"args": ["--claim", "optim.a", "-q"], "markexpr": "", "claims": ["optim.a"]}
+    part.write_text(json.dumps(doc))
+    assert matrix.load(whole).partial is None
+    assert matrix.load(part).partial == "--claim optim.a"
+    assert matrix.main([str(whole), str(part), "--out", str(tmp_path / "out")]) == 0
+    assert "torch-2.3.1.json is a partial run (--claim optim.a)" in capsys.readouterr().err
+    md = (tmp_path / "out" / "claims-matrix.md").read_text()
+    assert "| selection | -m cpu | --claim optim.a -q (PARTIAL RUN: --claim optim.a) |" in md
