@@ -34,6 +34,9 @@ SYNCBN_FALLBACK_SINCE = "2.0"
 # torch 2.10 (PR pytorch#166756): F.batch_norm rejects eps <= 0 in training (ValueError).
 BATCHNORM_EPS_CHECKED_SINCE = "2.10"
 # torch 2.13: DDP's broadcast_buffers is deprecated (FutureWarning) in favour of forward_sync_buffers.
+# torch 2.12: with the default broadcast_buffers=True, two forward passes before one backward no
+# longer hit the in-place error (measured: the error on 2.11.0, none on 2.12.1).
+TWO_FORWARDS_OK_SINCE = "2.12"
 BROADCAST_BUFFERS_DEPRECATED_SINCE = "2.13"
 MOMENTUM = 0.1
 DATASET = list(range(11))  # 11 items over 2 ranks: one index is repeated to pad
@@ -155,11 +158,18 @@ def test_broadcast_buffers_copies_rank0s_running_stats_before_each_forward(world
 
 @pytest.mark.claim("dist.bn-inplace-error")
 @pytest.mark.needs(processes=True)
-def test_plain_batchnorm_trains_under_ddp_without_the_inplace_error(world):
+def test_plain_batchnorm_trains_under_ddp_and_the_inplace_error_needs_two_forwards(world):
+    two_forwards = ("default/two_forwards_one_backward", "default/eval_two_forwards_one_backward")
     for rank, runs in enumerate(world_section(world, "bn_inplace")):
-        failed = {k: v for k, v in runs.items() if v != "ok"}
-        assert not failed, f"rank {rank}: {failed}"
         assert {k.split("/")[0] for k in runs} >= {"default", "broadcast_buffers_false"}
+        # an ordinary loop, and anything with broadcast_buffers=False, always trains
+        failed = {k: v for k, v in runs.items() if v != "ok" and k not in two_forwards}
+        assert not failed, f"rank {rank}: {failed}"
+        for key in two_forwards:
+            if torch_at_least(TWO_FORWARDS_OK_SINCE):
+                assert runs[key] == "ok", f"rank {rank}, {key}: {runs[key]}"
+            else:  # the buffer broadcast before the second forward bumps a saved tensor's version
+                assert "modified by an inplace operation" in runs[key], f"rank {rank}, {key}: {runs[key]}"
 
 
 @pytest.mark.claim("dist.bn-inplace-error")
