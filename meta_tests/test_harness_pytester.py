@@ -1,6 +1,5 @@
 """End-to-end tests of the harness plugins on a small throw-away project (pytester)."""
 import json
-import os
 import pathlib
 
 import pytest
@@ -97,10 +96,14 @@ def test_unlinked():
 
 
 @pytest.fixture
-def project(pytester, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+def project(pytester):
     pytester.makeini(INI)
-    pytester.makeconftest('pytest_plugins = ["fixtures.needs", "fixtures.claims_plugin", "fixtures.state_guard"]')
+    # the harness package must be importable in the mini project's xdist workers too, which
+    # start from the sys.path frozen when the outer pytest started (PYTHONPATH does not reach them)
+    pytester.makeconftest(
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        'pytest_plugins = ["fixtures.needs", "fixtures.claims_plugin", "fixtures.state_guard"]\n'
+    )
     (pytester.path / "claims").mkdir()
     (pytester.path / "claims" / "x.toml").write_text(INVENTORY)
     pytester.makepyfile(test_mini=TESTS)
