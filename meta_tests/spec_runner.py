@@ -6,9 +6,8 @@ with `patch=...` the process first executes that code as a plugin, to put torch 
 that the claim's tests go red there: a test that stays green in the wrong world checks
 nothing.
 
-Pass the claim's own test file(s) as well as `--claim`: the run then imports only what it
-needs and is not disturbed by other files, e.g.
-    run_spec("tests/test_nn_dropout.py", "--claim", "nn.dropout-train-eval", "-m", "cpu", patch=CODE)
+Without a test path among the arguments, the run collects only the spec files that mention
+one of the `--claim` IDs: it imports only what it needs and is not disturbed by other files.
 """
 from __future__ import annotations
 
@@ -41,6 +40,20 @@ class SpecRun:
         return self.claim(cid)["verdict"]
 
 
+def claim_files(args) -> list[str]:
+    """The spec files linked to the --claim IDs in args, unless args already name a path."""
+    if any(a.startswith("tests") or a.endswith(".py") for a in args):
+        return []
+    ids = [c.strip() for i, a in enumerate(args) if i and args[i - 1] == "--claim" for c in a.split(",")]
+    ids += [c.strip() for a in args if a.startswith("--claim=") for c in a[len("--claim="):].split(",")]
+    files = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tests").glob("test_*.py")
+        if any(f'"{cid}"' in path.read_text(encoding="utf-8") for cid in ids)
+    )
+    return files
+
+
 def make_runner(tmp_path: pathlib.Path):
     """run(*pytest_args, patch=None, timeout=120) -> SpecRun, run from the project root."""
 
@@ -53,7 +66,7 @@ def make_runner(tmp_path: pathlib.Path):
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
             cmd += ["-p", "wrong_world_patch"]
         proc = subprocess.run(
-            cmd + list(args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+            cmd + list(args) + claim_files(args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
         )
         doc = json.loads(report.read_text()) if report.exists() else None
         return SpecRun(proc.returncode, proc.stdout + proc.stderr, doc)
