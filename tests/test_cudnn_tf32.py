@@ -112,6 +112,18 @@ def test_matmul_allow_tf32_and_float32_matmul_precision_are_one_setting(precisio
 # --- cudnn.tf32-speed-precision: precision (speed: test_benchmarks_gpu.py) ---------------
 
 
+def assert_tf32_error_scale(errors, device, claim_inconclusive):
+    """errors = {tf32_flag: relative error vs float64}: TF32 ~1e-3, FP32 orders of magnitude below."""
+    __tracebackhide__ = True
+    if not tf32_hardware(device):
+        assert errors[True] < 1e-4, f"no TF32 units, yet the flag cost precision: {errors}"
+        claim_inconclusive(f"GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
+        return
+    # TF32 keeps 10 mantissa bits: input rounding alone gives ~2^-11 relative error per product
+    assert 1e-4 < errors[True] < 3e-3, f"TF32 relative error {errors[True]:.2e}, expected ~1e-3..1e-4"
+    assert errors[False] < errors[True] / 100, f"FP32 error {errors[False]:.2e} vs TF32 {errors[True]:.2e}"
+
+
 @pytest.mark.claim("cudnn.tf32-speed-precision")
 @pytest.mark.needs(gpus=1)
 def test_tf32_matmul_error_is_about_1e_3_while_fp32_is_orders_smaller(cuda_device, precision_flags, claim_inconclusive):
@@ -122,13 +134,7 @@ def test_tf32_matmul_error_is_about_1e_3_while_fp32_is_orders_smaller(cuda_devic
     for tf32 in (False, True):
         torch.backends.cuda.matmul.allow_tf32 = tf32
         errors[tf32] = relative_error(a @ b, reference)
-    if not tf32_hardware(cuda_device):
-        assert errors[True] < 1e-4, f"no TF32 units, yet the flag cost precision: {errors}"
-        claim_inconclusive(f"GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
-        return
-    # TF32 keeps 10 mantissa bits: input rounding alone gives ~2^-11 relative error per product
-    assert 1e-4 < errors[True] < 3e-3, f"TF32 relative error {errors[True]:.2e}, expected ~1e-3..1e-4"
-    assert errors[False] < errors[True] / 100, f"FP32 error {errors[False]:.2e} vs TF32 {errors[True]:.2e}"
+    assert_tf32_error_scale(errors, cuda_device, claim_inconclusive)
 
 
 @pytest.mark.claim("cudnn.tf32-speed-precision")
@@ -141,12 +147,7 @@ def test_tf32_conv_error_is_about_1e_3_while_fp32_is_orders_smaller(cuda_device,
     for tf32 in (False, True):
         torch.backends.cudnn.allow_tf32 = tf32
         errors[tf32] = relative_error(torch.nn.functional.conv2d(x, w, padding=1), reference)
-    if not tf32_hardware(cuda_device):
-        assert errors[True] < 1e-4, f"no TF32 units, yet the flag cost precision: {errors}"
-        claim_inconclusive(f"GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
-        return
-    assert 1e-4 < errors[True] < 3e-3, f"TF32 relative error {errors[True]:.2e}, expected ~1e-3..1e-4"
-    assert errors[False] < errors[True] / 100, f"FP32 error {errors[False]:.2e} vs TF32 {errors[True]:.2e}"
+    assert_tf32_error_scale(errors, cuda_device, claim_inconclusive)
 
 
 @pytest.mark.claim("cudnn.tf32-speed-precision")
