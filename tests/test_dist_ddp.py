@@ -129,7 +129,7 @@ def test_ddp_steps_faster_than_dataparallel(tmp_path, claim_figure, claim_inconc
 
 @pytest.mark.claim("dist.dp-comm-scaling")
 @pytest.mark.benchmark
-@pytest.mark.needs(gpus=2)
+@pytest.mark.needs(gpus=2, serial=True)
 def test_dataparallel_overhead_grows_with_the_number_of_gpus(claim_figure, claim_inconclusive):
     # parameter-heavy, compute-light: the per-step replication from the main GPU dominates
     model = mlp(2048, 4).to("cuda:0")
@@ -140,6 +140,8 @@ def test_dataparallel_overhead_grows_with_the_number_of_gpus(claim_figure, claim
         times[len(ids)] = step_ms(lambda: dp(x).sum().backward())
     ratio = times[2] / times[1]
     claim_figure("DataParallel step time, 2 GPUs / 1 GPU (fixed batch)", round(ratio, 3), unit="x")
+    # two GPUs clearly faster on a fixed batch would contradict the claim; within 10 % it is noise
+    assert ratio > 1 / 1.1, f"2 GPUs took {times[2]:.2f} ms vs {times[1]:.2f} ms on 1: the overhead shrank"
     if ratio < 1.1:
         claim_inconclusive(f"1 GPU {times[1]:.2f} ms, 2 GPUs {times[2]:.2f} ms: no growth beyond noise")
 
