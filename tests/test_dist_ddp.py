@@ -96,7 +96,7 @@ def test_dataparallel_has_only_local_devices_ddp_a_process_group(gloo_world):
 @pytest.mark.claim("dist.ddp-faster")
 @pytest.mark.benchmark
 @pytest.mark.slow
-@pytest.mark.needs(gpus=2, processes=True)
+@pytest.mark.needs(gpus=2, processes=True, serial=True)
 def test_ddp_steps_faster_than_dataparallel(tmp_path, claim_figure, claim_inconclusive):
     width, depth, batch = 1024, 6, 256
 
@@ -162,7 +162,7 @@ def test_dataparallel_gathers_on_the_main_gpu_and_keeps_one_model():
 
 @pytest.mark.claim("dist.dp-low-utilization")
 @pytest.mark.benchmark
-@pytest.mark.needs(gpus=2)
+@pytest.mark.needs(gpus=2, serial=True)
 def test_dataparallel_scales_worse_than_two_independent_gpus(claim_figure, claim_inconclusive):
     model = mlp(2048, 4).to("cuda:0")
     batch = 512
