@@ -5,7 +5,11 @@ Notes: 000_03e1e7bc9bbd04f1.txt › 4. 张量 › 数据类型转换 and 002_d3a
 recipe, to_tensor; 002 writes the last one with a `/` instead of a `.`).
 
 Images come from fixtures/images.py: an 80 (wide) x 48 (high) RGB image as a uint8 array,
-a PNG file under tmp_path, and a float 3 x H x W tensor in [0, 1].
+a PNG file under tmp_path, and a float C x H x W tensor in [0, 1].
+
+Only values in [0, 1] go through to_pil_image: it casts value * 255 to uint8 without
+clamping, and a float -> uint8 cast of a value outside the uint8 range is undefined (numpy
+warns; x86 wraps, ARM saturates), so no test asserts what it gives there.
 """
 import numpy as np
 import PIL.Image
@@ -14,7 +18,7 @@ import torch
 import torchvision
 import torchvision.transforms.functional as TF
 
-from fixtures.images import IMAGE_H, IMAGE_W
+from fixtures.images import IMAGE_H, IMAGE_W, make_float_image
 
 # The note's lines, re-typed as written (002 › 与PIL.Image转换).
 TENSOR_TO_PIL = "image = PIL.Image.fromarray(torch.clamp(tensor * 255, min=0, max=255).byte().permute(1, 2, 0).cpu().numpy())"
@@ -52,26 +56,40 @@ def test_fromarray_recipe_clamps_out_of_range_values(float_image):
     assert pixels[0, 0].tolist() == [0, 0, 0] and pixels[-1, -1].tolist() == [255, 255, 255]
 
 
+@pytest.mark.claim("dtype.pil-from-tensor")
+def test_fromarray_recipe_gives_rgb_only_for_three_channels_and_fails_on_one():
+    four = _run(TENSOR_TO_PIL, tensor=make_float_image(channels=4))["image"]
+    assert four.mode == "RGBA", f"4 channels gave mode {four.mode}"
+    # one channel: the recipe hands fromarray an H x W x 1 uint8 array, which is no PIL mode
+    with pytest.raises(TypeError, match="Cannot handle this data type"):
+        _run(TENSOR_TO_PIL, tensor=make_float_image(channels=1))
+
+
 # --- dtype.to-pil-image-equivalence ----------------------------------------------------
 
 
 @pytest.mark.claim("dtype.to-pil-image-equivalence")
-def test_to_pil_image_matches_the_fromarray_recipe_for_values_in_0_1(float_image):
-    by_hand = _run(TENSOR_TO_PIL, tensor=float_image)["image"]
-    helper = TF.to_pil_image(float_image)
-    assert helper.mode == by_hand.mode == "RGB" and helper.size == by_hand.size
+@pytest.mark.parametrize("channels, mode", [(3, "RGB"), (4, "RGBA")], ids=["3 channels", "4 channels"])
+def test_to_pil_image_matches_the_fromarray_recipe_for_values_in_0_1(channels, mode):
+    t = make_float_image(channels=channels)
+    by_hand = _run(TENSOR_TO_PIL, tensor=t)["image"]
+    helper = TF.to_pil_image(t)
+    assert helper.mode == by_hand.mode == mode and helper.size == by_hand.size
     assert np.array_equal(np.asarray(helper), np.asarray(by_hand))
 
 
 @pytest.mark.claim("dtype.to-pil-image-equivalence")
-@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
-def test_outside_0_1_only_the_recipe_clamps():
-    t = torch.tensor([-0.5, 0.5, 1.5]).reshape(1, 1, 3).expand(3, 1, 3).contiguous()
-    by_hand = np.asarray(_run(TENSOR_TO_PIL, tensor=t)["image"])[0, :, 0].tolist()
-    helper = np.asarray(TF.to_pil_image(t))[0, :, 0].tolist()
-    assert by_hand == [0, 127, 255]
-    assert helper[1] == 127 and helper[2] == 126, f"to_pil_image pixels {helper}: values above 1 wrap modulo 256"
-    assert helper != by_hand
+def test_with_one_channel_to_pil_image_gives_mode_l_where_the_recipe_raises():
+    t = make_float_image(channels=1)
+    helper = TF.to_pil_image(t)
+    assert helper.mode == "L" and helper.size == (IMAGE_W, IMAGE_H)
+    assert np.array_equal(np.asarray(helper), (t[0] * 255).floor().to(torch.uint8).numpy())
+    with pytest.raises(TypeError, match="Cannot handle this data type"):
+        _run(TENSOR_TO_PIL, tensor=t)
+    # a 2-D H x W tensor: to_pil_image adds the channel, the recipe's permute(1, 2, 0) cannot
+    assert TF.to_pil_image(t[0]).mode == "L"
+    with pytest.raises(RuntimeError, match="number of dim"):
+        _run(TENSOR_TO_PIL, tensor=t[0])
 
 
 # --- dtype.pil-to-tensor-manual --------------------------------------------------------
@@ -89,12 +107,14 @@ def test_asarray_recipe_equals_to_tensor_bit_for_bit(rgb_png, rgb_array):
 
 
 @pytest.mark.claim("dtype.pil-to-tensor-manual")
-def test_asarray_recipe_needs_a_channel_axis_that_grayscale_images_lack(tmp_path, rgb_array):
-    path = tmp_path / "gray.png"
-    PIL.Image.fromarray(rgb_array[:, :, 0]).save(path)  # mode "L": np.asarray gives H x W
+@pytest.mark.parametrize("mode", ["L", "P"], ids=["grayscale", "palette"])
+def test_asarray_recipe_fails_on_images_without_a_channel_axis(tmp_path, rgb_image, mode):
+    path = tmp_path / f"{mode}.png"
+    rgb_image.convert(mode).save(path)  # np.asarray of an L or P image is H x W: no channel axis
+    assert np.asarray(PIL.Image.open(path)).shape == (IMAGE_H, IMAGE_W)
     with pytest.raises(RuntimeError, match="number of dim"):
         _run(PIL_TO_TENSOR, path=path)
-    assert TF.to_tensor(PIL.Image.open(path)).shape == (1, IMAGE_H, IMAGE_W)
+    assert TF.to_tensor(PIL.Image.open(path)).shape == (1, IMAGE_H, IMAGE_W), "to_tensor adds the channel"
 
 
 # --- dtype.to-tensor-func --------------------------------------------------------------
