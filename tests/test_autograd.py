@@ -142,6 +142,27 @@ def test_inplace_input_of_mul_saved_for_backward_raises():
 
 
 @pytest.mark.claim("autograd.inplace-check")
+def test_write_through_numpy_of_a_detached_alias_escapes_the_check_and_corrupts_the_gradient():
+    # reference: the same sigmoid graph with an honest in-place write through detach()
+    a, b = _sigmoid_graph()
+    b.detach().zero_()
+    with pytest.raises(RuntimeError, match=INPLACE_ERROR):
+        b.sum().backward()
+
+    # the same write made by numpy on the shared memory: no version bump, backward completes ...
+    a, b = _sigmoid_graph()
+    true_grad = torch.sigmoid(a.detach()) * (1 - torch.sigmoid(a.detach()))
+    version_before = b._version
+    b.detach().numpy()[:] = 0
+    assert torch.equal(b.detach(), torch.zeros(3)), "the numpy write did not reach the saved output"
+    assert b._version == version_before, f"version counter {version_before} -> {b._version}: the write was seen"
+    b.sum().backward()
+    # ... with a wrong gradient: SigmoidBackward computed y * (1 - y) from the zeroed output
+    assert (true_grad > 0.1).all(), f"the true gradient {true_grad} should be clearly non-zero"
+    assert torch.equal(a.grad, torch.zeros(3)), f"gradient {a.grad}, expected the corrupted 0 (true: {true_grad})"
+
+
+@pytest.mark.claim("autograd.inplace-check")
 def test_inplace_op_that_backward_does_not_need_completes_with_the_right_gradient():
     a = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
     b = a + 1  # AddBackward saves no tensor
@@ -374,6 +395,26 @@ def test_frozen_weight_still_takes_part_in_backward_but_step_leaves_it_unchanged
     torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=0.1).step()
     assert torch.equal(frozen, before), "step() changed a requires_grad=False parameter"
     assert not torch.equal(net[0].weight, reference[0].weight), "the trainable layer did not move"
+
+
+@pytest.mark.claim("autograd.requires-grad-false-semantics")
+def test_a_frozen_first_layer_records_nothing_for_the_backward_pass():
+    net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+    x = torch.randn(5, 4)
+    with _SavedTensorBytes() as trainable:
+        hidden = net[1](net[0](x))
+    # control: a trainable first layer is recorded and saves its input for the weight's gradient
+    assert hidden.grad_fn is not None and _storage_ptr(x) in trainable.storages
+
+    net[0].requires_grad_(False)  # nothing before or in the first layer requires grad now
+    with _SavedTensorBytes() as saved:
+        hidden = net[1](net[0](x))
+        out = net[2](hidden)
+    assert hidden.grad_fn is None and not hidden.requires_grad, "the frozen layer's output was recorded"
+    for name, t in (("input", x), ("frozen weight", net[0].weight), ("frozen bias", net[0].bias)):
+        assert _storage_ptr(t) not in saved.storages, f"the {name} of the frozen layer was saved for backward"
+    out.sum().backward()
+    assert net[0].weight.grad is None and net[2].weight.grad is not None
 
 
 @pytest.mark.claim("autograd.layer-requires-grad-false")

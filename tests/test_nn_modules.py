@@ -243,9 +243,22 @@ def test_load_state_dict_strict_false_loads_matching_keys_and_reports_the_rest(t
 
     with pytest.raises(RuntimeError, match="Missing key.*2.bias(.|\n)*Unexpected key.*extra.weight"):
         model.load_state_dict(sd)  # strict=True is the default
-    # strict=False does not cover a key whose shape differs
-    with pytest.raises(RuntimeError, match="size mismatch for 0.weight"):
-        model.load_state_dict({"0.weight": torch.zeros(4, 2)}, strict=False)
+
+
+@pytest.mark.claim("nn.load-state-dict-strict-false")
+def test_strict_false_still_raises_on_a_matching_key_whose_shape_differs():
+    # a checkpoint of the same network with another head size: every key matches by name
+    src = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 5))
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    assert src.state_dict().keys() == model.state_dict().keys()
+    with pytest.raises(RuntimeError, match="size mismatch for 2.weight(.|\n)*size mismatch for 2.bias"):
+        model.load_state_dict(src.state_dict(), strict=False)
+    # dropping the mismatched keys by hand is what makes strict=False load the rest
+    wanted = model.state_dict()
+    compatible = {k: v for k, v in src.state_dict().items() if v.shape == wanted[k].shape}
+    result = model.load_state_dict(compatible, strict=False)
+    assert result.missing_keys == ["2.weight", "2.bias"] and result.unexpected_keys == []
+    assert torch.equal(model[0].weight, src[0].weight)
 
 
 class WithLayers(nn.Module):

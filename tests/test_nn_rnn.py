@@ -4,12 +4,33 @@ Notes: 001_eaed12e493b64ab2.txt › 2. Layers 层 (torch.nn.LSTM signature);
 003_df07c2a5da61a567.txt › 4 torch 神经网络 (rnn = nn.RNN(...): arguments and defaults, no
 .weight/.bias, rnn(X, H) formula, shape of H, H vs H_n).
 """
+import inspect
+
 import pytest
 import torch
 from torch import nn
 from torch.testing import assert_close
 
 T, N, IN, HID = 6, 3, 4, 5  # time steps, batch, input features, hidden size
+
+_REQUIRED = inspect.Parameter.empty
+# nn.LSTM's constructor as the note prints it (001 › 2. Layers 层): (name, default).
+NOTE_LSTM_PARAMETERS = [
+    ("input_size", _REQUIRED), ("hidden_size", _REQUIRED), ("num_layers", 1), ("bias", True),
+    ("batch_first", False), ("dropout", 0),
+]
+
+
+def lstm_constructor_parameters():
+    """(name, default) of nn.LSTM's constructor parameters, in order.
+
+    nn.LSTM.__init__ is (*args, **kwargs) handed on to RNNBase.__init__(mode, ...), so the
+    real parameter list is RNNBase's without self and mode.
+    """
+    params = list(inspect.signature(nn.LSTM.__init__).parameters.values())[1:]
+    if [p.kind for p in params] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
+        params = list(inspect.signature(nn.RNNBase.__init__).parameters.values())[2:]
+    return [(p.name, p.default) for p in params]
 
 
 def manual_rnn_layer(x, h0, rnn, layer=0, suffix="", act=torch.tanh):
@@ -23,6 +44,20 @@ def manual_rnn_layer(x, h0, rnn, layer=0, suffix="", act=torch.tanh):
         h = act(x_t @ w_ih.T + b_ih + h @ w_hh.T + b_hh)
         states.append(h)
     return torch.stack(states)
+
+
+@pytest.mark.claim("nn.lstm-signature")
+def test_lstm_constructor_has_four_parameters_more_than_the_note_prints():
+    got = lstm_constructor_parameters()
+    assert got[: len(NOTE_LSTM_PARAMETERS)] == NOTE_LSTM_PARAMETERS, f"installed {got}"
+    extra = got[len(NOTE_LSTM_PARAMETERS):]
+    assert extra == [("bidirectional", False), ("proj_size", 0), ("device", None), ("dtype", None)], (
+        f"parameters after the note's six: {extra}, expected bidirectional, proj_size, device, dtype"
+    )
+    # the extra parameters are real: bidirectional is the 7th positional one, proj_size a keyword
+    lstm = nn.LSTM(IN, HID, 1, True, False, 0.0, True, proj_size=2)
+    assert lstm.bidirectional and lstm.proj_size == 2
+    assert tuple(lstm.weight_hr_l0.shape) == (2, HID) and hasattr(lstm, "weight_ih_l0_reverse")
 
 
 @pytest.mark.claim("nn.lstm-signature")
