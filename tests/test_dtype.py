@@ -1,13 +1,14 @@
 """dtype and device conversions, numpy interop, creation options, one-hot.
 
 Notes: 000_03e1e7bc9bbd04f1.txt › 4. 张量 › 数据类型转换 (set_default_tensor_type,
-float vs double speed, .cuda()/.cpu(), .float()/.long(), byte()/char(), numpy round trip,
+.cuda()/.cpu(), .float()/.long(), byte()/char(), numpy round trip,
 from_numpy(ndarray.copy())); 002_d3afcdbaa9416717.txt › 数据类型转换;
 003_df07c2a5da61a567.txt › 2 tensor 使用 GPU (torch.device, get_device),
 › 3 tensor 数据类型 (arange/tensor options, Tensor.to(device, NON-BLOCKING),
 type(torch.float64), F.one_hot).
 
-The image conversions of the same sections (PIL <-> tensor) are in another module.
+The image conversions of the same sections (PIL <-> tensor) are in another module; the float
+vs double speed claim is a benchmark (test_benchmarks_cpu.py).
 """
 import warnings
 
@@ -82,41 +83,6 @@ def test_the_replacement_set_default_dtype_does_the_same_without_warning(warn_al
         torch.set_default_dtype(torch.float32)
     # FloatTensor / float32 is already the default: the note's call changes nothing
     assert torch.tensor([1.5]).type() == "torch.FloatTensor"
-
-
-# -- float vs double speed ---------------------------------------------------------------
-
-
-@pytest.mark.claim("dtype.float-faster-than-double")
-@pytest.mark.benchmark
-def test_float32_matmul_is_faster_than_float64(claim_figure, claim_inconclusive):
-    from torch.utils import benchmark
-
-    n, rounds = 192, 11
-    timers = {
-        dtype: benchmark.Timer("a @ b", globals={"a": torch.randn(n, n, dtype=dtype), "b": torch.randn(n, n, dtype=dtype)})
-        for dtype in (torch.float32, torch.float64)
-    }
-    times = {dtype: [] for dtype in timers}
-    for _ in range(rounds):  # interleaved, so that background load hits both sides alike
-        for dtype, timer in timers.items():
-            times[dtype].append(timer.timeit(5).median)
-    # interference only adds time: the fastest rounds of each side are the least disturbed;
-    # compare the k-th fastest round of each side for k = 0, 1, 2
-    f32, f64 = sorted(times[torch.float32]), sorted(times[torch.float64])
-    ratios = [f64[k] / f32[k] for k in range(3)]
-    claim_figure(
-        "float64/float32 matmul time (192x192, 1 thread, fastest rounds)",
-        round(ratios[0], 2),
-        spread=round((max(ratios) - min(ratios)) / 2, 2),
-        unit="x",
-    )
-    margin = 1.25  # "faster" only beyond a 25% margin, for each of the three estimates
-    if min(ratios) > margin:
-        return
-    if max(ratios) < 1 / margin:
-        pytest.fail(f"float64 is faster than float32: time ratios {ratios}")
-    claim_inconclusive(f"float64/float32 time ratios {[round(r, 2) for r in ratios]} are within the noise margin")
 
 
 # -- conversion methods ------------------------------------------------------------------
