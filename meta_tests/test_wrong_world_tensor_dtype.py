@@ -107,3 +107,49 @@ def test_arange_including_its_end_and_a_silent_set_default_tensor_type_go_red(ru
 def test_vstack_that_concatenates_vectors_turns_vstack_hstack_red(run_spec):
     run = run_spec("--claim", "tensor.vstack-hstack", "-m", "cpu", patch=VSTACK_WORLD)
     assert_goes_red(run, "tensor.vstack-hstack", "vstack of 1-d")
+
+
+# The note's world for the image recipes (issue 11 §2): PIL.Image.fromarray takes an H x W x 1
+# array as a grayscale image, and permute(2, 0, 1) of an H x W tensor reads it as H x W x 1.
+# Then the fromarray recipe handles one channel like to_pil_image, and the asarray recipe
+# handles grayscale / palette images like to_tensor: the refuting tests must go red.
+IMAGE_RECIPES_WORLD = """
+import numpy as np
+import PIL.Image
+import torch
+
+_fromarray = PIL.Image.fromarray
+
+def fromarray(obj, *args, **kwargs):
+    array = np.asarray(obj)
+    if array.ndim == 3 and array.shape[2] == 1:
+        array = array[:, :, 0]
+    return _fromarray(array, *args, **kwargs)
+
+PIL.Image.fromarray = fromarray
+
+_permute = torch.Tensor.permute
+
+def permute(self, *dims):
+    order = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    if self.dim() == 2 and order == (2, 0, 1):
+        return _permute(self.unsqueeze(-1), order)
+    return _permute(self, *dims)
+
+torch.Tensor.permute = permute
+"""
+
+IMAGE_RECIPE_CLAIMS = {
+    "dtype.pil-from-tensor": "DID NOT RAISE",
+    "dtype.to-pil-image-equivalence": "DID NOT RAISE",
+    "dtype.pil-to-tensor-manual": "DID NOT RAISE",
+}
+
+
+def test_image_recipes_that_handle_one_channel_turn_the_refuted_image_claims_red(run_spec):
+    run = run_spec(
+        "tests/test_dtype_images.py", *_claim_args(IMAGE_RECIPE_CLAIMS), "-m", "cpu", "-p", "no:xdist",
+        patch=IMAGE_RECIPES_WORLD,
+    )
+    for cid, fragment in IMAGE_RECIPE_CLAIMS.items():
+        assert_goes_red(run, cid, fragment)
