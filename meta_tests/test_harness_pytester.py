@@ -28,6 +28,7 @@ id = "x.holds"
 source = ["n › s"]
 claim = "holds"
 needs = ["cpu"]
+decided_by = "cpu"
 standing = "holds"
 
 [[claim]]
@@ -35,6 +36,7 @@ id = "x.refuted"
 source = ["n › s"]
 claim = "refuted"
 needs = ["cpu"]
+decided_by = "cpu"
 standing = "refuted"
 correction = "the truth is otherwise"
 
@@ -43,6 +45,7 @@ id = "x.both"
 source = ["n › s"]
 claim = "cpu and cuda"
 needs = ["cpu"]
+decided_by = "cpu"
 standing = "holds"
 
 [[claim]]
@@ -50,6 +53,7 @@ id = "x.gpuonly"
 source = ["n › s"]
 claim = "needs many GPUs"
 needs = ["multi-gpu"]
+decided_by = "multi-gpu"
 standing = "holds"
 
 [[claim]]
@@ -57,6 +61,7 @@ id = "x.broken"
 source = ["n › s"]
 claim = "broken"
 needs = ["cpu"]
+decided_by = "cpu"
 standing = "holds"
 
 [[claim]]
@@ -64,6 +69,16 @@ id = "x.untested"
 source = ["n › s"]
 claim = "no test"
 needs = ["cpu"]
+decided_by = "cpu"
+
+[[claim]]
+id = "x.cudaclaim"
+source = ["n › s"]
+claim = "about CUDA"
+needs = ["gpu"]
+decided_by = "gpu"
+standing = "refuted"
+correction = "CUDA does otherwise"
 """
 
 TESTS = """
@@ -92,6 +107,15 @@ def test_broken():
 
 def test_unlinked():
     pass
+
+@pytest.mark.claim("x.cudaclaim")
+def test_cudaclaim_cpu_side():
+    pass
+
+@pytest.mark.claim("x.cudaclaim")
+@pytest.mark.needs(gpus=1)
+def test_cudaclaim_on_a_gpu():
+    pass
 """
 
 
@@ -117,7 +141,7 @@ def verdicts(pytester, name="reports/claims.json"):
 
 def test_verdicts_report_and_summary_line(project):
     result = project.runpytest()
-    result.assert_outcomes(passed=4, failed=1, skipped=2)
+    result.assert_outcomes(passed=5, failed=1, skipped=3)
     doc, claims = verdicts(project)
     assert {cid: c["verdict"] for cid, c in claims.items()} == {
         "x.holds": "failed",  # one of its two tests failed
@@ -126,24 +150,35 @@ def test_verdicts_report_and_summary_line(project):
         "x.gpuonly": "not-run",
         "x.broken": "failed",
         "x.untested": "untested",
+        "x.cudaclaim": "not-run",  # its CPU test passed, but only a GPU test decides it
     }
     assert claims["x.refuted"]["correction"] == "the truth is otherwise"
     assert "actual 1, expected 2" in claims["x.broken"]["reason"]
-    assert claims["x.gpuonly"]["reason"] == "needs 8 CUDA GPUs (found 0)"
-    assert "not run here" in claims["x.both"]["reason"]
-    assert {t["outcome"] for t in claims["x.both"]["tests"]} == {"passed", "skipped"}
-    assert set(doc["environment"]) >= {"torch", "torchvision", "python", "platform", "cuda_available", "gpu_count"}
+    assert claims["x.gpuonly"]["reason"] == "needs 8 CUDA GPUs (found 0: no GPU)"
+    assert claims["x.both"]["reason"] == (
+        "decided on CPU; the CUDA test (1, supporting) did not run: needs a CUDA GPU (found 0: no GPU)")
+    assert {(t["outcome"], t["role"], t["device"]) for t in claims["x.both"]["tests"]} == {
+        ("passed", "deciding", "cpu"), ("skipped", "supporting", "cuda")}
+    assert claims["x.cudaclaim"]["reason"] == "needs a CUDA GPU (found 0: no GPU)"
+    assert claims["x.cudaclaim"]["supporting"] == "supporting evidence ran: the CPU test (1) passed"
+    assert set(doc["environment"]) >= {"torch", "torchvision", "python", "platform", "cuda_available", "gpu_count",
+                                       "device", "machine", "fingerprint", "cuda_status"}
     for c in doc["claims"]:
-        assert set(c) >= {"id", "verdict", "tests", "reason", "correction"}
-    result.stdout.fnmatch_lines(["claims: 1 holds, 1 refuted, 1 not run, 2 failed, 1 untested*"])
+        assert set(c) >= {"id", "verdict", "tests", "reason", "correction", "decided_by", "supporting"}
+    result.stdout.fnmatch_lines([
+        "claims: 2 decided (1 holds, 1 refuted), 2 not run, 2 failed, 1 untested*",
+        "  not run (1): needs 8 CUDA GPUs (found 0: no GPU)",
+    ])
     md = (project.path / "reports" / "claims.md").read_text()
-    assert "## Mini (`x.*`)" in md and "| `x.refuted` | refuted | **refuted** | the truth is otherwise |" in md
+    assert "## Mini (`x.*`)" in md and "| `x.refuted` | refuted | **refuted** | the truth is otherwise" in md
+    assert "| `x.cudaclaim` | about CUDA | **not-run** | needs a CUDA GPU (found 0: no GPU) | " \
+           "1 supporting CPU passed (decided by gpu) |" in md
 
 
 def test_xdist_run_gives_the_same_verdicts_and_outcomes(project):
     project.runpytest("--claims-report=serial.json")
     result = project.runpytest("-n", "2", "--claims-report=parallel.json")
-    result.assert_outcomes(passed=4, failed=1, skipped=2)
+    result.assert_outcomes(passed=5, failed=1, skipped=3)
     _, serial = verdicts(project, "serial.json")
     _, parallel = verdicts(project, "parallel.json")
     for cid in serial:
@@ -168,7 +203,7 @@ def test_a_claim_with_tests_needs_a_recorded_standing(project):
 
 def test_claim_option_runs_only_linked_tests_and_reports_the_rest_deselected(project):
     result = project.runpytest("--claim", "x.refuted,x.gpuonly")
-    result.assert_outcomes(passed=1, skipped=1, deselected=5)
+    result.assert_outcomes(passed=1, skipped=1, deselected=7)
     _, claims = verdicts(project)
     assert claims["x.refuted"]["verdict"] == "refuted"
     assert claims["x.holds"]["verdict"] == "not-run"
@@ -189,14 +224,15 @@ def test_cpu_and_gpu_markers_partition_the_suite(project):
     ids = lambda lines: {ln for ln in lines if "::" in ln}
     assert ids(cpu) & ids(gpu) == set()
     assert ids(cpu) | ids(gpu) == ids(everything)
-    assert ids(gpu) == {"test_mini.py::test_both[cuda]", "test_mini.py::test_gpuonly"}
+    assert ids(gpu) == {"test_mini.py::test_both[cuda]", "test_mini.py::test_gpuonly",
+                        "test_mini.py::test_cudaclaim_on_a_gpu"}
 
 
 def test_gpu_run_without_cuda_exits_zero_with_every_test_skipped_for_a_reason(project):
     result = project.runpytest("-m", "gpu", "-rs")
     assert result.ret == pytest.ExitCode.OK
-    result.assert_outcomes(skipped=2, deselected=5)
-    result.stdout.fnmatch_lines(["*needs a CUDA GPU (found 0)*", "*needs 8 CUDA GPUs (found 0)*"])
+    result.assert_outcomes(skipped=3, deselected=6)
+    result.stdout.fnmatch_lines(["*needs a CUDA GPU (found 0: no GPU)*", "*needs 8 CUDA GPUs (found 0: no GPU)*"])
 
 
 def test_state_guard_fails_a_leaking_test_and_restores_the_state(project):
@@ -230,3 +266,47 @@ def test_3_restores_with_monkeypatch(monkeypatch):
             "*env RANK: None -> '3'*",
         ]
     )
+
+
+# --- one report per environment --------------------------------------------------------------
+
+
+def test_runs_in_one_environment_add_up_in_one_report(project):
+    project.runpytest("-m", "cpu", "-n", "2")
+    _, after_cpu = verdicts(project)
+    assert after_cpu["x.both"]["verdict"] == "holds"
+    assert {t["outcome"] for t in after_cpu["x.cudaclaim"]["tests"]} == {"passed", "deselected"}
+    project.runpytest("-m", "gpu")
+    doc, claims = verdicts(project)
+    assert [r["markexpr"] for r in doc["runs"]] == ["cpu", "gpu"]
+    # the CPU run's evidence is still there, and the GPU run added its skips with their reasons
+    assert claims["x.both"]["verdict"] == "holds"
+    assert {(t["nodeid"].split("::")[1], t["outcome"]) for t in claims["x.cudaclaim"]["tests"]} == {
+        ("test_cudaclaim_cpu_side", "passed"), ("test_cudaclaim_on_a_gpu", "skipped")}
+    # rerunning one test replaces only its evidence
+    project.makepyfile(test_mini=TESTS.replace('def test_refuted():\n    pass', 'def test_refuted():\n    assert 0'))
+    project.runpytest("--claim", "x.refuted")
+    doc, claims = verdicts(project)
+    assert claims["x.refuted"]["verdict"] == "failed" and claims["x.both"]["verdict"] == "holds"
+    assert len(doc["runs"]) == 3
+
+
+def test_a_run_that_executes_no_test_leaves_the_report_untouched(project):
+    project.runpytest()
+    before = (project.path / "reports" / "claims.json").read_text()
+    project.runpytest("--collect-only")
+    project.runpytest("-m", "nothing_has_this_marker")
+    assert (project.path / "reports" / "claims.json").read_text() == before
+
+
+def test_a_report_of_another_environment_is_replaced_not_merged(project):
+    project.runpytest("-m", "cpu")
+    path = project.path / "reports" / "claims.json"
+    doc = json.loads(path.read_text())
+    doc["environment"]["fingerprint"] = "another-machine"
+    doc["environment"]["machine"] = "elsewhere"
+    path.write_text(json.dumps(doc))
+    result = project.runpytest("--claim", "x.refuted")
+    result.stdout.fnmatch_lines(["*replaced the report of another environment (torch * on elsewhere, *)*"])
+    doc, claims = verdicts(project)
+    assert len(doc["runs"]) == 1 and claims["x.both"]["verdict"] == "not-run"

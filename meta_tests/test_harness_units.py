@@ -15,7 +15,7 @@ def write_inventory(tmp_path, body, topic="t"):
     return tmp_path
 
 
-CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nneeds = ["cpu"]\n'
+CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nneeds = ["cpu"]\ndecided_by = "cpu"\n'
 
 
 def test_versions_compare_release_numbers_not_strings():
@@ -45,6 +45,9 @@ def test_real_inventory_loads_and_holds_every_checklist_id():
         pytest.param(CLAIM + 'colour = "red"\n', "unknown keys", id="unknown-key"),
         pytest.param(CLAIM.replace('["cpu"]', '["tpu"]'), "unknown need", id="unknown-need"),
         pytest.param(CLAIM.replace("t.a", "x.a"), "must start with", id="wrong-prefix"),
+        pytest.param(CLAIM.replace('decided_by = "cpu"\n', ""), "missing 'decided_by'", id="no-decided-by"),
+        pytest.param(CLAIM.replace('decided_by = "cpu"', 'decided_by = "tpu"'), "decided_by must be one of",
+                     id="unknown-decided-by"),
         pytest.param(
             CLAIM + '[[claim.standing]]\nbefore = "2.0"\nverdict = "holds"\n'
             '[[claim.standing]]\nsince = "2.1"\nverdict = "refuted"\ncorrection = "c"\n',
@@ -64,43 +67,90 @@ def test_inventory_rejects_malformed_entries(tmp_path, body, message):
         inventory.load(write_inventory(tmp_path, body))
 
 
-def ranged_claim(tmp_path):
-    body = CLAIM + (
+def ranged_claim(tmp_path, decided_by="cpu"):
+    body = CLAIM.replace('decided_by = "cpu"', f'decided_by = "{decided_by}"') + (
         '[[claim.standing]]\nbefore = "2.0"\nverdict = "holds"\n'
         '[[claim.standing]]\nsince = "2.0"\nverdict = "refuted"\ncorrection = "now None"\n'
     )
     return inventory.load(write_inventory(tmp_path, body))["t.a"]
 
 
-def run(outcome, reason=None, inconclusive=None, nodeid="t.py::test_x"):
-    return {"nodeid": nodeid, "outcome": outcome, "reason": reason, "inconclusive": inconclusive}
+def run(outcome, reason=None, inconclusive=None, nodeid="t.py::test_x", role="deciding", device="cpu"):
+    return {"nodeid": nodeid, "outcome": outcome, "reason": reason, "inconclusive": inconclusive, "role": role,
+            "device": device}
+
+
+NO_GPU = "needs a CUDA GPU (found 0: no GPU)"
+CUDA_SUPPORT = run("skipped", NO_GPU, role="supporting", device="cuda")
 
 
 @pytest.mark.parametrize(
     "runs, version, verdict, reason_part",
     [
         pytest.param([], "2.14.1", "untested", None, id="no-test"),
-        pytest.param([run("passed")], "1.13.1", "holds", None, id="passed-old-torch"),
-        pytest.param([run("passed")], "2.14.1", "refuted", None, id="passed-new-torch"),
-        pytest.param([run("passed"), run("skipped", "needs a CUDA GPU (found 0)")], "2.14.1", "refuted",
-                     "not run here: needs a CUDA GPU", id="passed-and-skipped"),
-        pytest.param([run("skipped", "needs a CUDA GPU (found 0)"), run("deselected", "needs a CUDA GPU (found 0)")],
-                     "2.14.1", "not-run", "needs a CUDA GPU (found 0)", id="all-skipped"),
+        pytest.param([run("passed")], "1.13.1", "holds", "decided on CPU", id="passed-old-torch"),
+        pytest.param([run("passed")], "2.14.1", "refuted", "decided on CPU", id="passed-new-torch"),
+        pytest.param([run("passed"), CUDA_SUPPORT], "2.14.1", "refuted",
+                     f"decided on CPU; the CUDA test (1, supporting) did not run: {NO_GPU}", id="passed-and-skipped"),
+        pytest.param([run("skipped", NO_GPU), run("deselected", NO_GPU)],
+                     "2.14.1", "not-run", NO_GPU, id="all-skipped"),
         pytest.param([run("passed"), run("failed", "call: assert 1 == 2")], "2.14.1", "failed", "assert 1 == 2",
                      id="one-failed"),
+        pytest.param([run("passed"), run("failed", "call: boom", role="supporting", device="cuda")], "2.14.1",
+                     "failed", "boom", id="a-failing-supporting-test-fails-the-claim"),
         pytest.param([run("error", "setup: leaked global torch state")], "2.14.1", "failed", "leaked", id="error"),
         pytest.param([run("xfailed", "xfail: known")], "2.14.1", "failed", "xfail", id="xfail-is-not-a-pass"),
         pytest.param([run("passed", inconclusive="ratio 1.02 within noise")], "2.14.1", "inconclusive", "noise",
                      id="inconclusive-benchmark"),
+        pytest.param([run("passed", role="supporting")], "2.14.1", "not-run", "no test that can decide it",
+                     id="only-supporting-tests-collected"),
     ],
 )
 def test_verdict_for_every_outcome_mix(tmp_path, runs, version, verdict, reason_part):
-    got, _, reason = report.verdict_for(ranged_claim(tmp_path), runs, version)
-    assert got == verdict
+    got, _, reason, _ = report.verdict_for(ranged_claim(tmp_path), runs, version)
+    assert got == verdict, reason
     if reason_part:
         assert reason_part in reason
     else:
         assert reason is None
+
+
+def test_a_gpu_claim_is_not_decided_by_its_passing_cpu_case(tmp_path):
+    claim = ranged_claim(tmp_path, decided_by="gpu")
+    runs = [run("passed", role="supporting"), run("skipped", NO_GPU, device="cuda")]
+    verdict, standing, reason, supporting = report.verdict_for(claim, runs, "2.14.1")
+    assert (verdict, standing, reason) == ("not-run", None, NO_GPU)
+    assert supporting == "supporting evidence ran: the CPU test (1) passed"
+    runs[1] = run("passed", device="cuda")
+    assert report.verdict_for(claim, runs, "2.14.1")[:3] == ("refuted", "refuted", "decided on a CUDA GPU")
+
+
+@pytest.mark.parametrize(
+    "decided_by, kind, role",
+    [
+        ("cpu", {"gpus": 0}, "deciding"),
+        ("cpu", {"gpus": 1}, "supporting"),
+        ("gpu", {"gpus": 1}, "deciding"),
+        ("gpu", {"gpus": 0}, "supporting"),
+        ("multi-gpu", {"gpus": 1}, "supporting"),
+        ("multi-gpu", {"gpus": 2}, "deciding"),
+        ("multi-process", {"gpus": 0, "processes": True}, "deciding"),
+        ("multi-process", {"gpus": 0}, "supporting"),
+        ("benchmark-cpu", {"gpus": 0, "benchmark": True}, "deciding"),
+        ("benchmark-cpu", {"gpus": 1, "benchmark": True}, "supporting"),
+        ("benchmark-gpu", {"gpus": 1, "benchmark": True}, "deciding"),
+        ("external-lib", {"libs": ["einops"]}, "deciding"),
+        ("external-lib", {}, "supporting"),
+        ("network", {"network": True}, "deciding"),
+    ],
+)
+def test_role_of_a_test_follows_the_claims_decided_by(tmp_path, decided_by, kind, role):
+    assert report.role_of(ranged_claim(tmp_path, decided_by), kind) == role
+
+
+def record(claims, outcome, kind=None, **extra):
+    return {"claims": claims, "outcome": outcome, "reason": extra.pop("reason", None), "figures": [],
+            "inconclusive": None, "kind": kind or {"gpus": 0}, **extra}
 
 
 def test_report_build_counts_every_claim_and_carries_corrections(tmp_path):
@@ -108,25 +158,78 @@ def test_report_build_counts_every_claim_and_carries_corrections(tmp_path):
         '["cpu"]\n', '["cpu"]\nstanding = "refuted"\ncorrection = "the truth"\n')))
     doc = report.build(
         inv,
-        tests={"t.py::test_a": {"claims": ["t.a"], "outcome": "passed", "reason": None, "figures": [
-            {"name": "speedup", "value": 2.5, "unit": "x"}], "inconclusive": None}},
-        deselected={},
+        tests={"t.py::test_a": record(["t.a"], "passed", figures=[{"name": "speedup", "value": 2.5, "unit": "x"}])},
         environment={"torch": "2.14.1"},
-        run={"args": []},
+        runs=[{"args": []}],
     )
     by_id = {c["id"]: c for c in doc["claims"]}
     assert by_id["t.a"]["verdict"] == "refuted" and by_id["t.a"]["correction"] == "the truth"
     assert by_id["t.a"]["figures"][0]["value"] == 2.5
+    assert by_id["t.a"]["tests"] == [{"nodeid": "t.py::test_a", "outcome": "passed", "reason": None,
+                                      "role": "deciding", "device": "cpu"}]
     assert by_id["t.b"]["verdict"] == "untested"
-    assert doc["summary"]["refuted"] == 1 and doc["summary"]["untested"] == 1
+    assert doc["summary"]["refuted"] == 1 and doc["summary"]["untested"] == 1 and doc["summary"]["decided"] == 1
     md = report.render_markdown(doc)
     assert "| `t.a` |" in md and "the truth" in md and "speedup = 2.5x" in md
+    assert "1 deciding CPU passed (decided by cpu)" in md
+
+
+ENV = {"torch": "2.14.1", "machine": "m", "fingerprint": "f1"}
+
+
+def previous(tests, env=ENV):
+    return {"schema": report.SCHEMA, "environment": env, "runs": [{"args": ["-m", "cpu"]}], "tests": tests}
+
+
+def test_merge_adds_a_run_to_the_report_of_the_same_environment():
+    old = previous({"a.py::t1": record(["t.a"], "passed"), "a.py::t2": record(["t.a"], "skipped", reason="r")})
+    tests, runs, note = report.merge(old, ENV, {"b.py::t3": record(["t.a"], "passed", {"gpus": 1})},
+                                     collected={"b.py::t3"})
+    assert note is None and len(runs) == 1
+    assert set(tests) == {"a.py::t1", "a.py::t2", "b.py::t3"} and tests["b.py::t3"]["run"] == 1
+
+
+@pytest.mark.parametrize(
+    "old, new, kept",
+    [
+        pytest.param("passed", "skipped", "passed", id="a-skip-does-not-undo-a-run"),
+        pytest.param("passed", "deselected", "passed", id="a-deselection-does-not-undo-a-run"),
+        pytest.param("skipped", "deselected", "skipped", id="a-deselection-does-not-undo-a-skip"),
+        pytest.param("passed", "failed", "failed", id="a-rerun-replaces-a-run"),
+        pytest.param("failed", "passed", "passed", id="a-fixed-test-replaces-its-failure"),
+        pytest.param("skipped", "passed", "passed", id="a-run-replaces-a-skip"),
+    ],
+)
+def test_merge_keeps_the_strongest_evidence(old, new, kept):
+    tests, _, _ = report.merge(previous({"a.py::t": record(["t.a"], old)}), ENV, {"a.py::t": record(["t.a"], new)},
+                               collected={"a.py::t"})
+    assert tests["a.py::t"]["outcome"] == kept
+
+
+def test_merge_drops_tests_that_a_collected_file_no_longer_has():
+    old = previous({"a.py::old_name": record(["t.a"], "passed"), "z.py::t": record(["t.a"], "passed")})
+    tests, _, _ = report.merge(old, ENV, {"a.py::new_name": record(["t.a"], "passed")}, collected={"a.py::new_name"})
+    assert set(tests) == {"a.py::new_name", "z.py::t"}
+
+
+@pytest.mark.parametrize(
+    "doc, note",
+    [
+        pytest.param(previous({"a.py::t": record(["t.a"], "passed")}, env={**ENV, "fingerprint": "other"}),
+                     "replaced the report of another environment", id="other-environment"),
+        pytest.param({"schema": 1, "claims": []}, "replaced a report of schema 1", id="old-schema"),
+    ],
+)
+def test_merge_never_mixes_in_another_environment(doc, note):
+    tests, runs, got = report.merge(doc, ENV, {"b.py::t": record(["t.a"], "passed")}, collected={"b.py::t"})
+    assert set(tests) == {"b.py::t"} and runs == [] and note in got
 
 
 def test_needs_reasons_list_everything_missing(monkeypatch):
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
     needs = {"gpus": 2, "min_torch": "99.0", "max_torch": "1.0", "libs": ["no_such_lib_xyz"], "network": True,
              "processes": False, "serial": True}
+    assert missing({**needs, "gpus": 1}, found_gpus=0, torch_version="2.14.1")[0] == "needs a CUDA GPU (found 0: no GPU)"
     reasons = missing(needs, found_gpus=1, torch_version="2.14.1")
     assert reasons == [
         "needs 2 CUDA GPUs (found 1)",

@@ -1,0 +1,56 @@
+"""Every claim of the inventory can be decided: the suite links at least one test to it whose
+needs meet the claim's `decided_by` (a GPU test for a GPU claim, a benchmark for a speed-up...)."""
+import json
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+from fixtures import inventory, report
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# Collects the whole spec (no test runs) and prints, per claim-linked test, its claims and needs.
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    import pytest
+    from fixtures.claims_plugin import claim_ids, evidence_kind
+
+    class Probe:
+        rows = []
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, items):
+            self.rows += [[i.nodeid, claim_ids(i), evidence_kind(i)] for i in items if claim_ids(i)]
+
+    probe = Probe()
+    code = pytest.main(["tests", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"], plugins=[probe])
+    print("ROWS=" + json.dumps(probe.rows))
+    sys.exit(int(code))
+    """
+)
+
+
+def collected_tests():
+    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    line = next(ln for ln in out.stdout.splitlines() if ln.startswith("ROWS="))
+    return json.loads(line[len("ROWS="):])
+
+
+def test_every_claim_has_a_test_that_can_decide_it():
+    inv = inventory.load()
+    deciders = {cid: [] for cid in inv.claims}
+    linked = {cid: [] for cid in inv.claims}
+    for nodeid, claims, kind in collected_tests():
+        for cid in claims:
+            linked[cid].append(nodeid)
+            if report.role_of(inv[cid], kind) == "deciding":
+                deciders[cid].append(nodeid)
+    untested = sorted(cid for cid, tests in linked.items() if not tests)
+    assert not untested, f"claims with no test: {untested}"
+    undecidable = {cid: f"decided_by {inv[cid].decided_by}, tests: {linked[cid]}"
+                   for cid, tests in deciders.items() if not tests}
+    assert not undecidable, "claims whose linked tests can never decide them:\n" + "\n".join(
+        f"  {cid}: {why}" for cid, why in sorted(undecidable.items()))
