@@ -59,6 +59,7 @@ def make_runner(tmp_path: pathlib.Path):
 
     def run(*args: str, patch: str | None = None, timeout: float = 120) -> SpecRun:
         report = tmp_path / "claims.json"
+        report.unlink(missing_ok=True)  # each run reports alone (runs of one environment would add up)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))}
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--claims-report={report}"]
         if patch is not None:
