@@ -6,6 +6,11 @@ collects only the test file of its claims.
 
 - optim.no-zero-grad: the note's world, where a gradient that is not cleared turns into
   random values, and a world where backward() overwrites .grad instead of adding to it.
+- tv.to-pil-no-clamp: a ToPILImage that clamps float tensors to [0, 1] itself.
+- samplers with the note's signatures (no generator parameter, data.weighted-random-sampler,
+  data.subset-random-sampler, data.random-sampler-signature) or another one (BatchSampler with
+  a drop_last default, data.batch-sampler; SequentialSampler with a generator,
+  data.sequential-sampler).
 """
 from spec_runner import assert_goes_red
 
@@ -63,3 +68,67 @@ def test_backward_overwriting_grad_turns_optim_no_zero_grad_red(run_spec):
     run = run_spec("tests/test_optim_zero_grad.py", "-m", "cpu", "--claim", "optim.no-zero-grad",
                    patch=BACKWARD_OVERWRITES_GRAD)
     assert_goes_red(run, "optim.no-zero-grad", "is not the previous .grad plus this step's own gradient")
+
+
+# a ToPILImage that keeps float pixels inside [0, 1] by itself
+TO_PIL_CLAMPS = """
+import torch
+import torchvision.transforms.functional as F
+
+_to_pil_image = F.to_pil_image
+
+def to_pil_image(pic, mode=None):
+    if isinstance(pic, torch.Tensor) and pic.is_floating_point():
+        pic = pic.clamp(0, 1)
+    return _to_pil_image(pic, mode)
+
+F.to_pil_image = to_pil_image
+"""
+
+# samplers whose constructors have the note's parameter lists, or another default
+SAMPLER_SIGNATURES = """
+from torch.utils.data import sampler as S
+
+_weighted, _subset, _random = S.WeightedRandomSampler.__init__, S.SubsetRandomSampler.__init__, S.RandomSampler.__init__
+_batch, _sequential = S.BatchSampler.__init__, S.SequentialSampler.__init__
+
+def weighted_init(self, weights, num_samples, replacement=True):
+    _weighted(self, weights, num_samples, replacement)
+
+def subset_init(self, indices):
+    _subset(self, indices)
+
+def random_init(self, data_source, replacement=False, num_samples=None):
+    _random(self, data_source, replacement, num_samples)
+
+def batch_init(self, sampler, batch_size, drop_last=False):
+    _batch(self, sampler, batch_size, drop_last)
+
+def sequential_init(self, data_source, generator=None):
+    _sequential(self, data_source)
+
+S.WeightedRandomSampler.__init__ = weighted_init
+S.SubsetRandomSampler.__init__ = subset_init
+S.RandomSampler.__init__ = random_init
+S.BatchSampler.__init__ = batch_init
+S.SequentialSampler.__init__ = sequential_init
+"""
+
+
+def test_to_pil_image_that_clamps_turns_tv_to_pil_no_clamp_red(run_spec):
+    run = run_spec("tests/test_tv_transforms.py", "-m", "cpu", "--claim", "tv.to-pil-no-clamp", patch=TO_PIL_CLAMPS)
+    assert_goes_red(run, "tv.to-pil-no-clamp", "the bare uint8 cast of v * 255 gives")
+
+
+def test_samplers_with_other_signatures_turn_the_signature_claims_red(run_spec):
+    claims = {
+        "data.weighted-random-sampler": "parameters after the note's three: []",
+        "data.random-sampler-signature": "parameters after the note's three: []",
+        "data.subset-random-sampler": "SubsetRandomSampler[('indices', <class 'inspect._empty'>)]",
+        "data.batch-sampler": "('drop_last', False)",
+        "data.sequential-sampler": "('generator', None)",
+    }
+    run = run_spec("tests/test_data_samplers.py", "-m", "cpu", *(a for c in claims for a in ("--claim", c)),
+                   patch=SAMPLER_SIGNATURES)
+    for claim, fragment in claims.items():
+        assert_goes_red(run, claim, fragment)

@@ -40,6 +40,9 @@ def _params(cls):
     return [(p.name, p.default) for p in list(sig.parameters.values())[1:]]
 
 
+EMPTY = inspect.Parameter.empty  # a parameter without a default
+
+
 # --- data.samplers-base ----------------------------------------------------------------
 
 
@@ -68,6 +71,11 @@ def test_a_sampler_need_not_inherit_anything_any_iterable_of_indices_works():
 
 
 @pytest.mark.claim("data.sequential-sampler")
+def test_sequential_sampler_signature_is_exactly_data_source():
+    assert _params(SequentialSampler) == [("data_source", EMPTY)]
+
+
+@pytest.mark.claim("data.sequential-sampler")
 @pytest.mark.parametrize("n", [0, 1, 7])
 def test_sequential_sampler_yields_0_to_len_minus_1_every_time(n):
     source = TensorDataset(torch.randn(n, 2))
@@ -83,8 +91,7 @@ def test_sequential_sampler_yields_0_to_len_minus_1_every_time(n):
 @pytest.mark.claim("data.random-sampler-signature")
 def test_random_sampler_signature_has_the_three_named_parameters_plus_generator():
     params = _params(RandomSampler)
-    empty = inspect.Parameter.empty
-    assert params[:3] == [("data_source", empty), ("replacement", False), ("num_samples", None)], params
+    assert params[:3] == [("data_source", EMPTY), ("replacement", False), ("num_samples", None)], params
     assert params[3:] == [("generator", None)], f"parameters after the note's three: {params[3:]}"
 
 
@@ -127,6 +134,12 @@ def test_random_sampler_with_replacement_draws_independently():
 
 
 @pytest.mark.claim("data.subset-random-sampler")
+def test_subset_random_sampler_signature_has_a_generator_beside_indices():
+    params = _params(SubsetRandomSampler)
+    assert params == [("indices", EMPTY), ("generator", None)], f"SubsetRandomSampler{params}"
+
+
+@pytest.mark.claim("data.subset-random-sampler")
 def test_subset_random_sampler_permutes_only_the_given_indices():
     indices = [3, 5, 7, 11, 13]
     sampler = SubsetRandomSampler(indices, generator=_gen())
@@ -135,7 +148,6 @@ def test_subset_random_sampler_permutes_only_the_given_indices():
         assert sorted(p) == indices, f"pass {p} is not a permutation of the subset {indices}"
     assert len({tuple(p) for p in passes}) > 1, "every pass had the same order"
     assert len(sampler) == len(indices)
-    assert [name for name, _ in _params(SubsetRandomSampler)] == ["indices", "generator"]
 
 
 @pytest.mark.claim("data.subset-random-sampler")
@@ -154,10 +166,10 @@ def test_subset_random_sampler_over_a_loader_never_reaches_the_other_samples():
 
 
 @pytest.mark.claim("data.weighted-random-sampler")
-def test_weighted_sampler_signature_defaults_to_replacement():
-    params = dict(_params(WeightedRandomSampler))
-    assert list(params)[:3] == ["weights", "num_samples", "replacement"]
-    assert params["replacement"] is True
+def test_weighted_sampler_signature_is_the_notes_three_plus_generator():
+    params = _params(WeightedRandomSampler)
+    assert params[:3] == [("weights", EMPTY), ("num_samples", EMPTY), ("replacement", True)], params
+    assert params[3:] == [("generator", None)], f"parameters after the note's three: {params[3:]}"
 
 
 @pytest.mark.claim("data.weighted-random-sampler")
@@ -184,6 +196,12 @@ def test_weighted_sampler_without_replacement_never_repeats():
 
 
 # --- data.batch-sampler ----------------------------------------------------------------
+
+
+@pytest.mark.claim("data.batch-sampler")
+def test_batch_sampler_signature_is_exactly_the_three_required_parameters():
+    params = _params(BatchSampler)
+    assert params == [("sampler", EMPTY), ("batch_size", EMPTY), ("drop_last", EMPTY)], f"BatchSampler{params}"
 
 
 @pytest.mark.claim("data.batch-sampler")
