@@ -6,10 +6,12 @@ for the reason their assertions give.
   counter (numpy() bumps the counter of the tensor it exposes).
 - autograd.requires-grad-false-semantics: a world where a frozen layer is always recorded
   (F.linear attaches a graph even when nothing requires grad).
+- autograd.retain-graph: a world where every second backward through the same output raises
+  unless the first passed retain_graph=True, whether or not the graph saved tensors.
 - nn.lstm-signature: a world where nn.LSTM's constructor is exactly the note's six parameters.
 - nn.load-state-dict-strict-false: a world where strict=False also skips keys whose shape differs.
 
-The four patches touch different functions and share one spec run.
+The five patches touch different functions and share one spec run.
 """
 import pytest
 
@@ -55,11 +57,26 @@ def load_state_dict(self, state_dict, strict=True, *args, **kwargs):
     return _load_state_dict(self, state_dict, strict, *args, **kwargs)
 
 nn.Module.load_state_dict = load_state_dict
+
+_backward = torch.Tensor.backward
+_freed = []  # grad_fn nodes already backpropagated without retain_graph (kept alive: ids stay unique)
+
+def backward(self, gradient=None, retain_graph=None, *args, **kwargs):
+    node = self.grad_fn
+    if node is not None and any(node is seen for seen in _freed):
+        raise RuntimeError("Trying to backward through the graph a second time (every graph, in this world)")
+    result = _backward(self, gradient, retain_graph, *args, **kwargs)
+    if node is not None and not retain_graph:
+        _freed.append(node)
+    return result
+
+torch.Tensor.backward = backward
 """
 
 CLAIMS = {
     "autograd.inplace-check": "the write was seen",
     "autograd.requires-grad-false-semantics": "the frozen layer's output was recorded",
+    "autograd.retain-graph": "every graph, in this world",
     "nn.lstm-signature": "parameters after the note's six",
     "nn.load-state-dict-strict-false": "DID NOT RAISE",
 }
