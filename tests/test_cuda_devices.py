@@ -6,8 +6,13 @@ Notes: 000_03e1e7bc9bbd04f1.txt › 1. 指定GPU; 002_d3afcdbaa9416717.txt › �
 
 Environment-variable claims run in a fresh process (the parent has usually initialised CUDA,
 after which CUDA_VISIBLE_DEVICES no longer matters). Devices are identified across processes by
-their UUID; an outer CUDA_VISIBLE_DEVICES is respected by numbering from the parent's view.
+their UUID; an outer CUDA_VISIBLE_DEVICES is respected by numbering from the parent's view, and
+a child that uses one GPU gets this xdist worker's GPU (fixtures.procs.worker_gpus), not GPU 0.
+The GPU model that torch reports is checked against the CUDA driver API (libcuda via ctypes),
+a source independent of torch's device-properties cache.
 """
+import ctypes
+import ctypes.util
 import json
 import os
 import re
@@ -19,16 +24,49 @@ import pytest
 import torch
 from torch import nn
 
-DEVICE_UUID_SINCE = "2.1"  # torch.cuda.get_device_properties(i).uuid
+from fixtures import procs
+
+# torch.cuda.get_device_properties(i).uuid: added by PR pytorch#125083 (cudaDeviceProp::uuid),
+# first released in torch 2.5; torch 2.1-2.4 raise AttributeError.
+DEVICE_UUID_SINCE = "2.5"
+CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75  # cuda.h CUdevice_attribute values
+CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 
 
 def run_python(code: str, **env) -> dict:
     """Run `code` in a fresh interpreter with env overrides; it prints one JSON line last."""
     full_env = {**os.environ, **env}
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=full_env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"child failed ({proc.returncode}):\n{proc.stderr[-2000:]}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def worker_index() -> int:
+    """This xdist worker's GPU in this process's numbering (the current device of GPU tests)."""
+    from fixtures.needs import cuda_worker_device
+
+    return int(cuda_worker_device().split(":")[1])
+
+
+def driver_device(index: int) -> dict:
+    """Name and compute capability of device `index` from the CUDA driver API (libcuda), not from torch."""
+    lib = ctypes.CDLL(ctypes.util.find_library("cuda") or "libcuda.so.1")
+
+    def check(status, call):
+        assert status == 0, f"{call} returned CUresult {status}"
+
+    check(lib.cuInit(0), "cuInit")
+    dev = ctypes.c_int()
+    check(lib.cuDeviceGet(ctypes.byref(dev), index), "cuDeviceGet")
+    name = ctypes.create_string_buffer(256)
+    check(lib.cuDeviceGetName(name, 256, dev), "cuDeviceGetName")
+    cc = []
+    for attribute in (CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR):
+        value = ctypes.c_int()
+        check(lib.cuDeviceGetAttribute(ctypes.byref(value), attribute, dev), "cuDeviceGetAttribute")
+        cc.append(value.value)
+    return {"name": name.value.decode(), "capability": tuple(cc)}
 
 
 def visible_ids() -> list:
@@ -58,9 +96,9 @@ CHILD_SETS_VISIBLE_THEN_USES_CUDA = """
 @pytest.mark.claim("cuda.visible-devices-code", "cuda.is-available")
 @pytest.mark.needs(gpus=1, min_torch=DEVICE_UUID_SINCE)
 def test_visible_devices_set_in_code_before_cuda_starts_restricts_the_process():
-    first = visible_ids()[0]
-    one = run_python(CHILD_SETS_VISIBLE_THEN_USES_CUDA.format(value=first))
-    assert one["count"] == 1 and one["uuids"] == [uuid_of(0)], one
+    mine = procs.worker_gpus(1)  # this worker's GPU, as CUDA_VISIBLE_DEVICES names it
+    one = run_python(CHILD_SETS_VISIBLE_THEN_USES_CUDA.format(value=mine))
+    assert one["count"] == 1 and one["uuids"] == [uuid_of(worker_index())], one
     none = run_python(CHILD_SETS_VISIBLE_THEN_USES_CUDA.format(value=""))
     assert none == {"count": 0, "available": False, "uuids": []}, none
 
@@ -77,9 +115,8 @@ def test_visible_devices_set_in_code_after_cuda_starts_changes_nothing():
         x = torch.ones(1, device="cuda") * 2
         print(json.dumps({"before": before, "after": torch.cuda.device_count(),
                           "available": torch.cuda.is_available(), "value": x.item()}))
-    """)
-    n = torch.cuda.device_count()
-    assert child == {"before": n, "after": n, "available": True, "value": 2.0}, child
+    """, CUDA_VISIBLE_DEVICES=procs.worker_gpus(1))  # the child sees (and uses) this worker's GPU
+    assert child == {"before": 1, "after": 1, "available": True, "value": 2.0}, child
 
 
 # --- cuda.visible-devices-priority -----------------------------------------------------------
@@ -96,6 +133,7 @@ def run_sh_script(tmp_path, body: str, **env) -> str:
 
 @pytest.mark.claim("cuda.visible-devices-priority")
 def test_an_export_in_the_script_overrides_the_command_line_prefix(tmp_path):
+    """Shell semantics only (supporting evidence): what the training command is handed."""
     # `CUDA_VISIBLE_DEVICES=0,1 sh run.sh` with run.sh doing `export CUDA_VISIBLE_DEVICES=3 && train`
     seen = run_sh_script(tmp_path, 'export CUDA_VISIBLE_DEVICES=3 && printenv CUDA_VISIBLE_DEVICES\n',
                          CUDA_VISIBLE_DEVICES="0,1")
@@ -108,7 +146,7 @@ def test_an_export_in_the_script_overrides_the_command_line_prefix(tmp_path):
 @pytest.mark.claim("cuda.visible-devices-priority")
 @pytest.mark.needs(gpus=1, min_torch=DEVICE_UUID_SINCE)
 def test_torch_sees_the_last_assignment_before_cuda_starts(tmp_path):
-    first = visible_ids()[0]
+    first = procs.worker_gpus(1)
     count = f'"{sys.executable}" -c "import torch; print(torch.cuda.device_count())"'
     # the prefix hides every GPU, the script exports one: the script wins
     seen = run_sh_script(tmp_path, f"export CUDA_VISIBLE_DEVICES='{first}' && {count}\n", CUDA_VISIBLE_DEVICES="")
@@ -223,22 +261,51 @@ def test_version_attributes_name_the_torch_cuda_and_cudnn_builds():
 
 @pytest.mark.claim("cuda.version-info")
 @pytest.mark.needs(gpus=1)
-def test_get_device_name_is_the_gpu_model():
-    name = torch.cuda.get_device_name(0)
-    assert name and name == torch.cuda.get_device_properties(0).name, name
-    assert isinstance(torch.backends.cudnn.version(), int)
+def test_get_device_name_is_the_gpu_model_the_driver_reports():
+    for index in range(torch.cuda.device_count()):
+        driver = driver_device(index)
+        got = {"name": torch.cuda.get_device_name(index), "capability": torch.cuda.get_device_capability(index)}
+        assert got == driver, f"cuda:{index}: torch reports {got}, the CUDA driver {driver}"
+
+
+@pytest.mark.claim("cuda.version-info")
+@pytest.mark.needs(gpus=1)
+def test_cuda_and_cudnn_versions_are_those_of_the_libraries_in_use():
+    runtime = ctypes.c_int()
+    lib = ctypes.CDLL(ctypes.util.find_library("cuda") or "libcuda.so.1")
+    assert lib.cuDriverGetVersion(ctypes.byref(runtime)) == 0
+    major, minor = map(int, torch.version.cuda.split(".")[:2])
+    # torch.version.cuda is the toolkit torch was built with; the driver must support at least that
+    assert runtime.value >= 1000 * major + 10 * minor, (
+        f"driver supports CUDA {runtime.value}, torch.version.cuda = {torch.version.cuda}")
+    version = torch.backends.cudnn.version()  # e.g. 91002 for cuDNN 9.10.2: the loaded library's
+    x = torch.randn(1, 1, 8, 8, device="cuda")
+    torch.nn.functional.conv2d(x, torch.randn(1, 1, 3, 3, device="cuda"))  # cuDNN really loads and runs
+    assert isinstance(version, int) and version >= 7000, f"cudnn.version() = {version!r}"
 
 
 @pytest.mark.claim("cuda.is-available")
-def test_is_available_says_whether_a_cuda_tensor_can_be_made():
-    available = torch.cuda.is_available()
-    assert available == (torch.cuda.device_count() > 0)
-    if available:
-        assert torch.zeros(1, device="cuda").is_cuda
-    else:
-        # no driver: RuntimeError; a CPU-only build: AssertionError "Torch not compiled with CUDA"
-        with pytest.raises((RuntimeError, AssertionError)):
+def test_is_available_is_false_and_cuda_tensors_fail_when_no_gpu_is_visible():
+    child = run_python("""
+        import json
+        import torch
+        try:
             torch.zeros(1, device="cuda")
+            made = "made"
+        except (RuntimeError, AssertionError) as e:  # no GPU / no driver; a CPU-only build asserts
+            made = type(e).__name__
+        print(json.dumps({"available": torch.cuda.is_available(), "count": torch.cuda.device_count(), "made": made}))
+    """, CUDA_VISIBLE_DEVICES="")
+    assert child["available"] is False and child["count"] == 0, child
+    assert child["made"] in ("RuntimeError", "AssertionError"), child
+
+
+@pytest.mark.claim("cuda.is-available")
+@pytest.mark.needs(gpus=1)
+def test_is_available_is_true_and_cuda_tensors_work_with_a_gpu(cuda_device):
+    assert torch.cuda.is_available() and torch.cuda.device_count() >= 1
+    x = torch.ones(3, device=cuda_device) * 2
+    assert x.is_cuda and x.sum().item() == 6.0
 
 
 # --- cuda.device-count-rank ----------------------------------------------------------------------
@@ -263,11 +330,13 @@ import torch.multiprocessing as mp
 
 def worker(rank, world_size, store, queue):
     dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world_size)
-    torch.cuda.set_device(0)                      # both ranks on the one GPU
-    total = torch.tensor([float(rank)])
-    dist.all_reduce(total)
-    queue.put({"rank": dist.get_rank(), "device": torch.cuda.current_device(),
-               "pid": os.getpid(), "sum": total.item()})
+    torch.cuda.set_device(0)                      # both ranks on the one GPU this child sees
+    total = torch.full((1024,), float(rank), device="cuda")   # the collective's data lives on the GPU
+    dist.all_reduce(total)                        # gloo reduces CUDA tensors too (staged via the host)
+    torch.cuda.synchronize()
+    queue.put({"rank": dist.get_rank(), "device": str(total.device), "pid": os.getpid(),
+               "sum": total[0].item(), "allocated": torch.cuda.memory_allocated(0),
+               "gpus_seen": torch.cuda.device_count()})
     dist.destroy_process_group()
 
 
@@ -277,7 +346,7 @@ if __name__ == "__main__":
     mp.spawn(worker, args=(2, sys.argv[1], queue), nprocs=2, join=True)
     workers = sorted((queue.get() for _ in range(2)), key=lambda w: w["rank"])
     print(json.dumps({"parent_pid": os.getpid(), "parent_has_rank": dist.is_initialized(),
-                      "workers": workers}))
+                      "parent_used_cuda": torch.cuda.is_initialized(), "workers": workers}))
 """
 
 
@@ -286,13 +355,19 @@ if __name__ == "__main__":
 def test_ranks_number_processes_not_gpus(tmp_path):
     script = tmp_path / "ranks.py"
     script.write_text(RANKS_SCRIPT)
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "store")], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "CUDA_VISIBLE_DEVICES": visible_ids()[0]})
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    # the harness: a hard deadline that kills the driver *and* its spawned ranks; the child sees
+    # exactly one GPU, this worker's
+    result = procs.run("ranks", [sys.executable, script, tmp_path / "store"], env=procs.clean_env(gpus=1),
+                       folder=tmp_path / "procs", timeout=120)
+    assert result.ok, result.describe()
+    out = json.loads(result.stdout.strip().splitlines()[-1])
     workers = out["workers"]
     assert [w["rank"] for w in workers] == [0, 1] and all(w["sum"] == 1.0 for w in workers), workers
-    assert {w["device"] for w in workers} == {0}, "two ranks share GPU 0: a rank is not a GPU"
+    # both ranks computed on the one visible GPU: two ranks, one GPU, so a rank is not a GPU
+    assert {w["gpus_seen"] for w in workers} == {1}, workers
+    assert {w["device"] for w in workers} == {"cuda:0"}, workers
+    assert all(w["allocated"] >= 1024 * 4 for w in workers), f"a rank held no GPU memory: {workers}"
+    assert len({w["pid"] for w in workers}) == 2, "one process per rank"
     assert out["parent_pid"] not in {w["pid"] for w in workers} and not out["parent_has_rank"], (
         "rank 0 is one of the spawned workers, not the launching process"
     )

@@ -269,18 +269,40 @@ def test_nproc_per_node_is_the_number_of_processes_whatever_the_gpus(nodes):
         assert {r["env"]["LOCAL_WORLD_SIZE"] for r in recs} == {str(NPROC)}
 
 
+NPROC_GPU_VALUE = """
+import json
+from torch.distributed import run
+try:
+    gpu = run.determine_local_world_size("gpu")
+except ValueError as e:
+    gpu = f"ValueError: {e}"
+print(json.dumps({"number": run.determine_local_world_size("3"), "gpu": gpu}))
+"""
+
+
+def nproc_values(env: dict) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", NPROC_GPU_VALUE], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.claim("dist.launch-nproc-gpus")
 def test_only_the_special_value_gpu_means_one_process_per_gpu():
-    from torch.distributed import run
+    # a launcher process that sees no GPU, whatever this machine has
+    got = nproc_values(procs.clean_env(CUDA_VISIBLE_DEVICES=""))
+    assert got["number"] == 3, got
+    assert "Cuda is not available" in str(got["gpu"]), got
 
-    if not hasattr(run, "determine_local_world_size"):
-        pytest.fail("torch.distributed.run.determine_local_world_size is gone: update this test")
-    assert run.determine_local_world_size("3") == 3
-    if gpu_count():
-        assert run.determine_local_world_size("gpu") == gpu_count()
-    else:
-        with pytest.raises(ValueError, match="Cuda is not available"):
-            run.determine_local_world_size("gpu")
+
+@pytest.mark.claim("dist.launch-nproc-gpus")
+@pytest.mark.needs(gpus=1)
+def test_the_special_value_gpu_counts_the_visible_gpus():
+    assert nproc_values(procs.clean_env(gpus=1)) == {"number": 3, "gpu": 1}
+    assert nproc_values(procs.clean_env()) == {"number": 3, "gpu": gpu_count()}
 
 
 @pytest.mark.claim("dist.launch-master-defaults")

@@ -211,14 +211,31 @@ def test_get_device_is_minus_1_on_cpu_and_the_gpu_index_on_cuda(device):
     assert t.get_device() == expected, f"get_device() = {t.get_device()} on {t.device}"
 
 
+DEVICE_SELECT = "torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')"  # the note's line
+
+
 @pytest.mark.claim("dtype.device-select")
-def test_device_expression_picks_cuda_0_only_when_cuda_is_available():
-    dev = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
-    if torch.cuda.is_available():
-        assert (dev.type, dev.index) == ("cuda", 0)
-    else:
-        assert (dev.type, dev.index) == ("cpu", None)
-    assert torch.ones(1, device=dev).device.type == dev.type
+def test_device_expression_picks_the_cpu_when_no_gpu_is_visible():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = f"import json, torch; d = {DEVICE_SELECT}; t = torch.ones(1, device=d); " \
+           "print(json.dumps([d.type, d.index, t.device.type]))"
+    # a fresh process that sees no GPU, whatever this machine has
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == ["cpu", None, "cpu"], proc.stdout
+
+
+@pytest.mark.claim("dtype.device-select")
+@pytest.mark.needs(gpus=1)
+def test_device_expression_picks_cuda_0_when_cuda_is_available():
+    dev = eval(DEVICE_SELECT)
+    assert (dev.type, dev.index) == ("cuda", 0), dev
+    assert torch.ones(1, device=dev).device == torch.device("cuda", 0)
 
 
 # -- creation options ------------------------------------------------------------------
@@ -299,8 +316,10 @@ def test_to_device_then_bool_is_not_the_non_blocking_form():
 @pytest.mark.claim("dtype.to-non-blocking-default")
 @pytest.mark.needs(gpus=1)
 def test_default_device_to_host_copy_waits_for_queued_work():
+    # an ordering check, not a timing: other xdist workers' kernels can only lengthen the sleep
     x = torch.randn(1 << 16, device="cuda")
     torch.cuda._sleep(100_000_000)  # keep the stream busy for tens of milliseconds
+    assert not torch.cuda.current_stream().query(), "the sleep was over before the copy: nothing to wait for"
     y = x.to("cpu")
     assert torch.cuda.current_stream().query(), "to('cpu') returned before the stream was done"
     assert torch.equal(y, x.cpu())
@@ -309,6 +328,7 @@ def test_default_device_to_host_copy_waits_for_queued_work():
 @pytest.mark.claim("dtype.to-non-blocking-semantics")
 @pytest.mark.needs(gpus=1)
 def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data():
+    # an ordering check, not a timing: other xdist workers' kernels can only lengthen the sleep
     src = torch.arange(1 << 20, dtype=torch.float64).pin_memory()
     torch.cuda._sleep(100_000_000)
     dst = src.to("cuda", non_blocking=True)

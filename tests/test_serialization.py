@@ -195,17 +195,34 @@ def test_the_retagged_file_is_a_cuda_checkpoint(cuda_checkpoint):
 
 @pytest.mark.claim("serial.map-location-cpu")
 def test_plain_load_of_a_cuda_checkpoint_needs_cuda(cuda_checkpoint):
+    import json
+    import os
+    import subprocess
+    import sys
+
     path, model = cuda_checkpoint
-    if torch.cuda.is_available():  # a GPU machine restores the storages on the GPU
-        loaded = torch.load(path)
-        assert {t.device.type for t in loaded.values()} == {"cuda"}
-        return
-    with pytest.raises(RuntimeError) as info:
-        torch.load(path)
-    message = str(info.value)
+    code = ("import json, sys, torch\n"
+            "try:\n    torch.load(sys.argv[1]); print(json.dumps(None))\n"
+            "except RuntimeError as e:\n    print(json.dumps(str(e)))\n")
+    # a fresh process that sees no GPU, whatever this machine has
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    message = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert message is not None, "a CUDA checkpoint loaded without any visible GPU"
     assert "Attempting to deserialize object on a CUDA device" in message
     assert "torch.cuda.is_available() is False" in message
     assert "map_location" in message
+
+
+@pytest.mark.claim("serial.map-location-cpu")
+@pytest.mark.needs(gpus=1)
+def test_plain_load_of_a_cuda_checkpoint_restores_it_on_the_gpu(cuda_checkpoint):
+    path, model = cuda_checkpoint
+    loaded = torch.load(path)  # a GPU machine restores the storages where they were saved
+    assert {str(t.device) for t in loaded.values()} == {"cuda:0"}, {k: t.device for k, t in loaded.items()}
+    for key, value in model.state_dict().items():
+        assert torch.equal(loaded[key].cpu(), value), key
 
 
 @pytest.mark.claim("serial.map-location-cpu")
