@@ -112,7 +112,8 @@ def test_vstack_that_concatenates_vectors_turns_vstack_hstack_red(run_spec):
 # The note's world for the image recipes (issue 11 §2): PIL.Image.fromarray takes an H x W x 1
 # array as a grayscale image, and permute(2, 0, 1) of an H x W tensor reads it as H x W x 1.
 # Then the fromarray recipe handles one channel like to_pil_image, and the asarray recipe
-# handles grayscale / palette images like to_tensor: the refuting tests must go red.
+# handles grayscale / palette images like to_tensor; and to_tensor scales every image into
+# [0, 1], 16-bit and float ones included. The refuting tests must go red.
 IMAGE_RECIPES_WORLD = """
 import numpy as np
 import PIL.Image
@@ -137,12 +138,26 @@ def permute(self, *dims):
     return _permute(self, *dims)
 
 torch.Tensor.permute = permute
+
+import torchvision.transforms.functional as TF
+
+_to_tensor = TF.to_tensor
+
+def to_tensor(pic):
+    t = _to_tensor(pic)
+    if getattr(pic, "mode", None) in ("I;16", "I", "F"):
+        t = t.float()
+        t = t / t.max().clamp(min=1)
+    return t
+
+TF.to_tensor = to_tensor
 """
 
 IMAGE_RECIPE_CLAIMS = {
     "dtype.pil-from-tensor": "DID NOT RAISE",
     "dtype.to-pil-image-equivalence": "DID NOT RAISE",
     "dtype.pil-to-tensor-manual": "DID NOT RAISE",
+    "dtype.to-tensor-func": "expected an unscaled integer tensor",
 }
 
 

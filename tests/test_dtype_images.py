@@ -129,6 +129,21 @@ def test_to_tensor_gives_c_h_w_float_scaled_into_0_1(rgb_png, rgb_array):
     assert t[:, y, x].tolist() == (torch.from_numpy(rgb_array[y, x].copy()).float() / 255).tolist()
 
 
+@pytest.mark.claim("dtype.to-tensor-func")
+def test_to_tensor_scales_only_8_bit_images_not_16_bit_or_float_ones(tmp_path):
+    values = np.arange(IMAGE_H * IMAGE_W, dtype=np.uint16).reshape(IMAGE_H, IMAGE_W) * 7 % 30000
+    path = tmp_path / "depth16.png"
+    PIL.Image.fromarray(values).save(path)  # a 16-bit grayscale PNG (mode I;16)
+    image = PIL.Image.open(path)
+    assert image.mode == "I;16"
+    t = TF.to_tensor(image)
+    assert t.shape == (1, IMAGE_H, IMAGE_W)
+    assert not t.is_floating_point(), f"a 16-bit image gave {t.dtype}: expected an unscaled integer tensor"
+    assert t.max().item() == values.max() > 255, f"max {t.max().item()}, expected the raw {values.max()}"
+    as_float = TF.to_tensor(PIL.Image.fromarray(values.astype(np.float32)))  # mode F
+    assert as_float.dtype == torch.float32 and as_float.max().item() == values.max(), "a float image was rescaled"
+
+
 # --- dtype.to-tensor-slash-typo --------------------------------------------------------
 
 
