@@ -1,35 +1,41 @@
-"""Timing claims on the GPU: cudnn.benchmark and TF32. The measured ratios land in the claims
-report (reports/claims.json / .md, "figures" of each test).
+"""Timing claims on the GPU, measured with pytest-benchmark (fixtures/bench.py): cudnn.benchmark
+and TF32.
 
 Notes: 002_d3afcdbaa9416717.txt › cuDNN benchmark 模式; 004_79576bb56bce5aea.txt › cuda (TF32).
 
-Run serially: pytest -m benchmark -p no:xdist (under xdist these tests skip with a reason).
-Both sides are timed with CUDA events in interleaved rounds; a speed-up is reported as the
-median over rounds with half the inter-quartile range as spread. "X is faster" holds only when
-every round clears the margin; otherwise the claim is reported inconclusive, never failed on
-an absolute time.
+Run serially: pytest -m "gpu and benchmark" -p no:xdist (under xdist these tests skip with a
+reason). Each test is one comparison: both sides are pytest-benchmark benchmarks in a group
+named after the claim, timed in interleaved rounds, every timed call synchronised with the
+GPU; the claim holds only when the noise band of the time ratio clears the claim's
+threshold, and is inconclusive (not failed) when noise cannot decide.
 
 cuDNN caches the algorithm it chose per convolution shape and per deterministic/TF32 flags, but
 not per benchmark flag: in one process the side that meets a shape first decides the algorithm
 for both. The cudnn.benchmark comparison therefore runs each side in a worker process of its
-own, and the parent alternates the rounds between the two workers.
+own (fixtures.bench.LineWorker: every answer under a hard timeout); pytest-benchmark times, in
+this process, each request up to the worker's synchronised answer. The changing-shapes
+comparison gives every round (warm-up included) a shape neither worker has seen, so each
+measured round pays the one-off cost the claim is about.
+
+Allowing TF32 permits it, it does not force it. The TF32 tests check that TF32 really ran on
+the TF32 side, two ways: the CUDA kernels' names (torch.profiler) and the numbers (the result
+matches a float64 computation on inputs rounded to TF32's 10-bit mantissa far better than one
+on the exact inputs). TF32 not used is inconclusive, not failed.
 """
-import subprocess
-import sys
-import tempfile
+import re
 
 import pytest
 import torch
+from torch import nn
 
-from fixtures.gpu import describe, interleaved_ms, ratio_stats, report, speed_verdict
+from fixtures.bench import cuda_synced, line_workers
 
 pytestmark = [pytest.mark.benchmark, pytest.mark.needs(gpus=1, serial=True)]
 
-ROUNDS = 7
-BENCHMARK_MARGIN = 0.05  # cudnn.benchmark must win every round by more than 5 %
-NEW_SHAPE_MARGIN = 0.25  # a first call per new shape must cost 25 % more in every pair
-TF32_MARGIN = 0.5  # "much faster": every round at least 1.5x
-NEW_SIZES = (33, 37, 41, 45, 49, 53, 57)  # spatial sizes neither worker has seen before
+WORKER_START_S = 180  # torch import, CUDA context, warm-up (cuDNN autotuning on the benchmark side)
+WORKER_ANSWER_S = 60  # one command: a few training steps, or a first step on a new shape
+STEADY_STEPS = 10  # training steps per timed request on the fixed shape
+NEW_SIZES = (33, 37, 41, 45, 49, 53, 61, 65, 69, 73)  # spatial sizes neither worker has seen before (fixed: 56)
 
 CONV_WORKER = r"""
 import sys, time
@@ -52,131 +58,157 @@ def step(x):
     net(x).sum().backward()
 
 
+def ms(fn):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3
+
+
 fixed = torch.randn(32, 64, 56, 56, device="cuda")
 for _ in range(5):
-    step(fixed)  # warm-up; the benchmark worker autotunes here
+    step(fixed)  # warm-up; the benchmark worker autotunes the fixed shape here
 torch.cuda.synchronize()
 print("ready", flush=True)
+prepared = None
 for line in sys.stdin:
-    command, arg = line.split()
-    if command == "steady":  # ms per training step on the fixed shape
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(int(arg)):
-            step(fixed)
-        end.record()
-        end.synchronize()
-        print(start.elapsed_time(end) / int(arg), flush=True)
-    elif command == "new":  # ms of the first training step on a shape never seen before
-        x = torch.randn(8, 64, int(arg), int(arg), device="cuda")
+    command, *arg = line.split()
+    if command == "steady":  # N training steps on the fixed shape, synchronised
+        print(ms(lambda: [step(fixed) for _ in range(int(arg[0]))]), flush=True)
+    elif command == "prepare":  # an input of a shape never seen before (not timed)
+        prepared = torch.randn(8, 64, int(arg[0]), int(arg[0]), device="cuda")
         torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        step(x)
-        torch.cuda.synchronize()
-        print((time.perf_counter() - t0) * 1e3, flush=True)
+        print("ok", flush=True)
+    elif command == "first":  # the first training step on the prepared shape, synchronised
+        print(ms(lambda: step(prepared)), flush=True)
+    else:
+        print("unknown command " + line.strip(), flush=True)
 """
-
-
-class ConvWorkers:
-    """Two worker processes, cudnn.benchmark off and on, answering timing commands in turn."""
-
-    def __init__(self, device_index: int):
-        self.procs = {}
-        for name, flag in (("off", "0"), ("on", "1")):
-            log = tempfile.TemporaryFile(mode="w+")
-            proc = subprocess.Popen([sys.executable, "-c", CONV_WORKER, str(device_index), flag],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
-            self.procs[name] = (proc, log)
-        for name in self.procs:
-            assert self._read(name) == "ready"
-
-    def _read(self, name) -> str:
-        proc, log = self.procs[name]
-        line = proc.stdout.readline()
-        if not line:
-            log.seek(0)
-            raise AssertionError(f"cudnn.benchmark={name} worker died:\n{log.read()[-2000:]}")
-        return line.strip()
-
-    def ask(self, name, command) -> float:
-        proc, _ = self.procs[name]
-        proc.stdin.write(command + "\n")
-        proc.stdin.flush()
-        return float(self._read(name))
-
-    def close(self):
-        for proc, log in self.procs.values():
-            proc.stdin.close()
-            proc.wait(timeout=60)
-            log.close()
 
 
 @pytest.fixture
 def conv_workers(cuda_device):
-    workers = ConvWorkers(cuda_device.index)
-    yield workers
-    workers.close()
+    """{"off": worker, "on": worker}: cudnn.benchmark off / on, each in a process of its own."""
+    specs = [((f"cudnn.benchmark={name}", CONV_WORKER, (cuda_device.index, flag)), {"timeout": WORKER_ANSWER_S})
+             for name, flag in (("off", 0), ("on", 1))]
+    with line_workers(*specs, ready_timeout=WORKER_START_S) as (off, on):
+        yield {"off": off, "on": on}
 
 
 def tf32_hardware():
     return torch.cuda.get_device_capability() >= (8, 0)  # Ampere and later
 
 
+def sm():
+    return "sm_" + "".join(map(str, torch.cuda.get_device_capability()))
+
+
 # --- cudnn.benchmark-speedup ------------------------------------------------------------------
 
 
 @pytest.mark.claim("cudnn.benchmark-speedup")
-def test_cudnn_benchmark_speeds_up_a_fixed_shape_conv_net(conv_workers, claim_figure, claim_inconclusive):
-    off, on = [], []
-    for _ in range(ROUNDS):
-        off.append(conv_workers.ask("off", "steady 20"))
-        on.append(conv_workers.ask("on", "steady 20"))
-    stats = ratio_stats(off, on)
-    report(claim_figure, "cudnn.benchmark on vs off, fixed-shape conv net training step", stats,
-           off_ms=round(sorted(off)[ROUNDS // 2], 3), on_ms=round(sorted(on)[ROUNDS // 2], 3))
-    verdict = speed_verdict(stats, BENCHMARK_MARGIN)
-    assert verdict != "slower", f"cudnn.benchmark made the fixed-shape net slower: {describe(stats)}"
-    if verdict == "inconclusive":
-        claim_inconclusive(f"cudnn.benchmark fixed-shape {describe(stats)}: within the {BENCHMARK_MARGIN:.0%} margin")
+def test_cudnn_benchmark_speeds_up_a_fixed_shape_conv_net(bench, conv_workers):
+    def side(name):
+        return bench.side(name, lambda: conv_workers[name].ask(f"steady {STEADY_STEPS}"), steps=STEADY_STEPS)
+
+    result = bench.compare("cudnn.benchmark-speedup: fixed shape", side("off"), side("on"),
+                           rounds=15, warmup_rounds=2)
+    # a clear win beyond 5 % holds; a clear loss beyond 5 % contradicts the claim
+    result.decide("training-step time cudnn.benchmark off / on, fixed-shape conv net (32x64x56x56)",
+                  holds_above=1.05, fails_below=0.95)
 
 
 @pytest.mark.claim("cudnn.benchmark-speedup")
-def test_cudnn_benchmark_pays_autotuning_on_every_new_input_shape(conv_workers, claim_figure, claim_inconclusive):
-    off, on = [], []
-    for size in NEW_SIZES:
-        off.append(conv_workers.ask("off", f"new {size}"))
-        on.append(conv_workers.ask("on", f"new {size}"))
-    stats = ratio_stats(off, on)  # below 1: the benchmark worker is slower on a new shape
-    report(claim_figure, "cudnn.benchmark on vs off, first step on a new input shape", stats,
-           off_ms=[round(t, 2) for t in off], on_ms=[round(t, 2) for t in on])
-    verdict = speed_verdict(stats, NEW_SHAPE_MARGIN)
-    assert verdict != "faster", f"a new shape was cheaper with cudnn.benchmark on: {describe(stats)}"
-    if verdict == "inconclusive":
-        claim_inconclusive(f"first call on a new shape, benchmark on vs off: {describe(stats)}")
+def test_cudnn_benchmark_pays_autotuning_on_every_new_input_shape(bench, conv_workers):
+    sizes = {name: iter(NEW_SIZES) for name in conv_workers}
+
+    def side(name):
+        worker = conv_workers[name]
+
+        def prepare():
+            assert worker.ask(f"prepare {next(sizes[name])}") == "ok"
+
+        return bench.side(name, lambda: worker.ask("first"), setup=prepare)
+
+    # one warm-up round on a new shape too: it absorbs lazy one-off costs that are not per shape
+    result = bench.compare("cudnn.benchmark-speedup: changing shapes", side("off"), side("on"),
+                           rounds=len(NEW_SIZES) - 1, warmup_rounds=1)
+    # below 1: the first step on a new shape is slower with cudnn.benchmark on
+    result.decide("first-step time on a new shape, cudnn.benchmark off / on", holds_below=0.8, fails_above=1.25)
 
 
 # --- cudnn.tf32-speed-precision ----------------------------------------------------------------
+
+# Kernel-name marks of TF32 tensor-core kernels (cuBLAS, cuDNN, CUTLASS): "tf32" in xmma and
+# cutlass names, Ampere's s1688 / s16816 TF32 mma tiles.
+TF32_KERNEL = re.compile(r"tf32|s1688|s16816", re.IGNORECASE)
+TF32_SPEEDUP = 1.5  # "much faster": the whole noise band at least 1.5x
+
+
+def kernels_of(fn):
+    """Names of the CUDA kernels fn() launches (torch.profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return sorted({e.key for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA})
+
+
+def tf32_rounded(t, nearest):
+    """t with TF32's 10-bit mantissa: the low 13 bits cleared, after rounding to nearest or not."""
+    bits = t.view(torch.int32)
+    if nearest:
+        bits = bits + 0x1000
+    return (bits & -0x2000).view(torch.float32)
 
 
 def relative_error(result, reference):
     return ((result.double() - reference).norm() / reference.norm()).item()
 
 
-def decide_tf32(stats, name, claim_inconclusive):
+def tf32_evidence(compute, *inputs):
+    """How one side computed: its relative error against float64 on the exact inputs and
+    against float64 on TF32-rounded inputs (the better of truncation and round-to-nearest)."""
+    out = compute(*inputs)
+    exact = relative_error(out, compute(*[t.double() for t in inputs]))
+    emulated = min(relative_error(out, compute(*[tf32_rounded(t, nearest).double() for t in inputs]))
+                   for nearest in (False, True))
+    return {"error": exact, "error_vs_tf32_inputs": emulated}
+
+
+def decide_tf32(bench, sides, compute, inputs, sample, group, figure):
+    """Time the sides; decide only when the TF32 side really ran TF32 and the FP32 side did not."""
+    result = bench.compare(group, sides["fp32"], sides["tf32"], rounds=9, calls=3, warmup_rounds=2)
+    evidence, kernels = {}, {}
+    for name in ("fp32", "tf32"):
+        sides[name].setup()
+        evidence[name] = tf32_evidence(compute, *sample)
+        kernels[name] = kernels_of(lambda: compute(*inputs))
+    by_name = {name: any(TF32_KERNEL.search(k) for k in kernels[name]) for name in kernels}
+    by_numbers = {name: e["error_vs_tf32_inputs"] < e["error"] / 4 for name, e in evidence.items()}
+    extra = {"kernels": kernels, "tf32_error": float(f"{evidence['tf32']['error']:.3g}"),
+             "fp32_error": float(f"{evidence['fp32']['error']:.3g}"),
+             "tf32_by_kernel_name": by_name, "tf32_by_numbers": by_numbers}
     if not tf32_hardware():
-        claim_inconclusive(f"{name}: GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
-        return
-    verdict = speed_verdict(stats, TF32_MARGIN)
-    assert verdict != "slower", f"{name}: TF32 was slower, {describe(stats)}"
-    if verdict == "inconclusive":
-        claim_inconclusive(f"{name}: {describe(stats)}, not clearly above {1 + TF32_MARGIN:.1f}x")
+        return result.inconclusive(figure, f"GPU {sm()} has no TF32 units", **extra)
+    if not (by_name["tf32"] or by_numbers["tf32"]):
+        return result.inconclusive(figure, f"TF32 was allowed but not used (kernels {kernels['tf32']}, "
+                                           f"errors {evidence['tf32']})", **extra)
+    if by_name["fp32"] or by_numbers["fp32"]:
+        return result.inconclusive(figure, f"the float32 side ran TF32 too (kernels {kernels['fp32']}, "
+                                           f"errors {evidence['fp32']})", **extra)
+    if not evidence["tf32"]["error"] > 10 * evidence["fp32"]["error"]:
+        return result.inconclusive(figure, f"the float32 side's own error {evidence['fp32']['error']:.2e} is not "
+                                           f"far below TF32's {evidence['tf32']['error']:.2e}", **extra)
+    return result.decide(figure, holds_above=TF32_SPEEDUP, fails_below=0.95, **extra)
 
 
 @pytest.mark.claim("cudnn.tf32-speed-precision")
 @pytest.mark.parametrize("switch", ["allow_tf32", "set_float32_matmul_precision"])
-def test_tf32_makes_float32_matmul_much_faster_and_less_precise(
-    switch, cuda_device, precision_flags, claim_figure, claim_inconclusive
-):
+def test_tf32_makes_float32_matmul_much_faster_and_less_precise(switch, bench, cuda_device, precision_flags):
     n = 8192
     a = torch.randn(n, n, device=cuda_device)
     b = torch.randn(n, n, device=cuda_device)
@@ -187,48 +219,24 @@ def test_tf32_makes_float32_matmul_much_faster_and_less_precise(
         else:
             torch.set_float32_matmul_precision("high" if on else "highest")
 
-    def side(on):
-        def run():
-            use_tf32(on)
-            return a @ b
-        return run
-
-    times = interleaved_ms({"fp32": side(False), "tf32": side(True)}, rounds=ROUNDS, iters=5)
-    stats = ratio_stats(times["fp32"], times["tf32"])
-    reference = a[:1024].double() @ b.double()
-    errors = {}
-    for on in (False, True):
-        use_tf32(on)
-        errors[on] = relative_error(a[:1024] @ b, reference)
-    report(claim_figure, f"TF32 vs FP32 matmul {n}x{n} via {switch}", stats,
-           fp32_rel_error=float(f"{errors[False]:.3g}"), tf32_rel_error=float(f"{errors[True]:.3g}"))
-    if tf32_hardware():
-        assert errors[True] > 50 * errors[False], f"TF32 error {errors[True]:.2e} vs FP32 {errors[False]:.2e}"
-    decide_tf32(stats, f"matmul via {switch}", claim_inconclusive)
+    sides = {name: bench.side(name, cuda_synced(lambda: a @ b), setup=lambda on=on: use_tf32(on))
+             for name, on in (("fp32", False), ("tf32", True))}
+    decide_tf32(bench, sides, torch.matmul, (a, b), (a[:1024], b), f"cudnn.tf32-speed-precision: matmul via {switch}",
+                f"FP32 / TF32 matmul time, {n}x{n} via {switch}")
 
 
 @pytest.mark.claim("cudnn.tf32-speed-precision")
-def test_tf32_makes_float32_convolution_much_faster_and_less_precise(
-    cuda_device, precision_flags, claim_figure, claim_inconclusive
-):
+def test_tf32_makes_float32_convolution_much_faster_and_less_precise(bench, cuda_device, precision_flags):
     x = torch.randn(32, 128, 64, 64, device=cuda_device)
     w = torch.randn(128, 128, 3, 3, device=cuda_device)
 
-    def side(on):
-        def run():
-            torch.backends.cudnn.allow_tf32 = on
-            return torch.nn.functional.conv2d(x, w, padding=1)
-        return run
+    def conv(inp, weight):
+        return nn.functional.conv2d(inp, weight, padding=1)
 
-    times = interleaved_ms({"fp32": side(False), "tf32": side(True)}, rounds=ROUNDS, iters=5)
-    stats = ratio_stats(times["fp32"], times["tf32"])
-    reference = torch.nn.functional.conv2d(x[:2].double(), w.double(), padding=1)
-    errors = {}
-    for on in (False, True):
+    def use_tf32(on):
         torch.backends.cudnn.allow_tf32 = on
-        errors[on] = relative_error(torch.nn.functional.conv2d(x[:2], w, padding=1), reference)
-    report(claim_figure, "TF32 vs FP32 conv2d 32x128x64x64, 3x3, 128 filters", stats,
-           fp32_rel_error=float(f"{errors[False]:.3g}"), tf32_rel_error=float(f"{errors[True]:.3g}"))
-    if tf32_hardware():
-        assert errors[True] > 50 * errors[False], f"TF32 error {errors[True]:.2e} vs FP32 {errors[False]:.2e}"
-    decide_tf32(stats, "conv2d via cudnn.allow_tf32", claim_inconclusive)
+
+    sides = {name: bench.side(name, cuda_synced(lambda: conv(x, w)), setup=lambda on=on: use_tf32(on))
+             for name, on in (("fp32", False), ("tf32", True))}
+    decide_tf32(bench, sides, conv, (x, w), (x[:2], w), "cudnn.tf32-speed-precision: conv2d",
+                "FP32 / TF32 conv2d time, 32x128x64x64, 3x3, 128 filters, via cudnn.allow_tf32")

@@ -1,0 +1,130 @@
+"""Wrong-world checks for the benchmark claims (tests/test_benchmarks_cpu.py, test_benchmarks_gpu.py).
+
+A benchmark claim must not hold in a world where the stated speed-up is absent: there its
+verdict is inconclusive (the sides are as fast) or failed (the opposite measured, or the
+memory half broken), never holds. The spec runs serially (-p no:xdist), as pytest-benchmark
+needs. The GPU checks need a GPU, like the tests they check; here they skip with that reason.
+"""
+import pytest
+
+from spec_runner import SpecRun
+
+SERIAL = ("-p", "no:xdist")
+
+# torch.no_grad() that records the graph anyway, for the spec module's own calls (torch's own
+# internals, nn.init included, keep the real no_grad).
+NO_GRAD_RECORDS = """
+import sys
+
+import torch
+
+_no_grad = torch.no_grad
+
+
+def no_grad(*args, **kwargs):
+    if sys._getframe(1).f_globals.get("__name__", "").endswith("test_benchmarks_cpu"):
+        return torch.enable_grad()
+    return _no_grad(*args, **kwargs)
+
+
+torch.no_grad = no_grad
+"""
+
+# float32 matmul computed in float64 and rounded back: float32 can only be slower.
+FLOAT32_VIA_FLOAT64 = """
+import torch
+
+_matmul = torch.Tensor.__matmul__
+
+
+def matmul(self, other):
+    if self.dtype == torch.float32:
+        return _matmul(self.double(), other.double()).float()
+    return _matmul(self, other)
+
+
+torch.Tensor.__matmul__ = matmul
+"""
+
+# TF32 switches that are remembered but never reach cuBLAS / cuDNN: TF32 is never used.
+TF32_NEVER_USED = """
+import torch
+from torch.backends import ContextProp
+
+_C = torch._C
+_state = {"cublas": _C._get_cublas_allow_tf32(), "precision": _C._get_float32_matmul_precision(),
+          "cudnn": _C._get_cudnn_allow_tf32()}
+_C._set_cublas_allow_tf32(False)
+_C._set_float32_matmul_precision("highest")
+_C._set_cudnn_allow_tf32(False)
+_C._get_cublas_allow_tf32 = lambda: _state["cublas"]
+_C._set_cublas_allow_tf32 = lambda v: _state.__setitem__("cublas", bool(v))
+_C._get_float32_matmul_precision = lambda: _state["precision"]
+_C._set_float32_matmul_precision = lambda v: _state.__setitem__("precision", v)
+type(torch.backends.cudnn).allow_tf32 = ContextProp(lambda: _state["cudnn"], lambda v: _state.__setitem__("cudnn", bool(v)))
+"""
+
+# cudnn.benchmark that is remembered but never reaches cuDNN: in this process, and through a
+# sitecustomize on PYTHONPATH in every Python process the spec starts (the conv workers).
+NEVER_AUTOTUNES = """
+import torch
+from torch.backends import ContextProp
+
+_state = {"on": torch._C._get_cudnn_benchmark()}
+torch._C._set_cudnn_benchmark(False)
+type(torch.backends.cudnn).benchmark = ContextProp(lambda: _state["on"], lambda v: _state.__setitem__("on", bool(v)))
+"""
+
+BENCHMARK_NEVER_AUTOTUNES = NEVER_AUTOTUNES + f"""
+import os
+import tempfile
+
+_site = tempfile.mkdtemp(prefix="wrong-world-site-")
+with open(os.path.join(_site, "sitecustomize.py"), "w") as fh:
+    fh.write({NEVER_AUTOTUNES!r})
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [_site, os.environ.get("PYTHONPATH")]))
+"""
+
+
+def figure_verdicts(run: SpecRun, cid: str) -> list:
+    return [f.get("verdict") for f in run.claim(cid).get("figures", []) if "ratio_of" in f]
+
+
+def assert_not_holding(run: SpecRun, cid: str, *allowed: str) -> None:
+    __tracebackhide__ = True
+    claim = run.claim(cid)
+    assert claim["verdict"] in allowed, (
+        f"{cid} is {claim['verdict']!r} in the wrong world, expected one of {allowed}: its benchmark checks "
+        f"nothing.\n{claim.get('reason')}\n{run.output[-2000:]}"
+    )
+    assert "holds" not in figure_verdicts(run, cid), f"{cid}: a timing comparison held in the wrong world: {claim}"
+
+
+def test_no_grad_that_records_the_graph_does_not_hold(run_spec):
+    run = run_spec("--claim", "autograd.no-grad-speed-memory", "tests/test_benchmarks_cpu.py", *SERIAL,
+                   patch=NO_GRAD_RECORDS)
+    assert_not_holding(run, "autograd.no-grad-speed-memory", "failed")
+    assert "under no_grad the forward kept" in (run.claim("autograd.no-grad-speed-memory")["reason"] or "")
+    # the timing half alone cannot tell two identical sides apart: inconclusive
+    assert figure_verdicts(run, "autograd.no-grad-speed-memory") == ["inconclusive"]
+
+
+def test_float32_matmul_routed_through_float64_does_not_hold(run_spec):
+    run = run_spec("--claim", "dtype.float-faster-than-double", "tests/test_benchmarks_cpu.py", *SERIAL,
+                   patch=FLOAT32_VIA_FLOAT64)
+    assert_not_holding(run, "dtype.float-faster-than-double", "inconclusive", "failed")
+
+
+@pytest.mark.needs(gpus=1)
+def test_tf32_that_is_never_used_does_not_hold(run_spec):
+    run = run_spec("--claim", "cudnn.tf32-speed-precision", "tests/test_benchmarks_gpu.py", *SERIAL,
+                   patch=TF32_NEVER_USED, timeout=600)
+    assert_not_holding(run, "cudnn.tf32-speed-precision", "inconclusive")
+    assert "not used" in (run.claim("cudnn.tf32-speed-precision")["reason"] or "")
+
+
+@pytest.mark.needs(gpus=1)
+def test_cudnn_benchmark_that_never_autotunes_does_not_hold(run_spec):
+    run = run_spec("--claim", "cudnn.benchmark-speedup", "tests/test_benchmarks_gpu.py", *SERIAL,
+                   patch=BENCHMARK_NEVER_AUTOTUNES, timeout=600)
+    assert_not_holding(run, "cudnn.benchmark-speedup", "inconclusive", "failed")
