@@ -101,3 +101,33 @@ def test_the_launch_environment_drops_distributed_variables(monkeypatch):
     env = procs.clean_env(EXTRA="1")
     assert not {"RANK", "PET_MASTER_PORT", "OMP_NUM_THREADS"} & set(env)
     assert env["EXTRA"] == "1" and env["PYTHONPATH"].split(os.pathsep)[0] == str(procs.ROOT)
+
+
+def test_a_world_counts_as_started_only_when_every_rank_got_through_init():
+    ok = {"init": {"initialized": True}}
+    assert procs._world_started([ok, ok])
+    assert not procs._world_started([ok, None]), "a rank that wrote nothing: start again"
+    assert not procs._world_started([ok, {"spawn": {}}]), "a rank stuck before init: start again"
+    assert not procs._world_started([ok, {"init": {"error": "EADDRINUSE"}}])
+
+
+@pytest.mark.needs(gpus=1)
+def test_a_child_that_uses_one_gpu_sees_this_workers_gpu(monkeypatch):
+    import torch
+
+    env = procs.clean_env(gpus=1)
+    ids = procs.visible_gpu_ids()
+    n = torch.cuda.device_count()
+    for worker in range(2 * n):
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", f"gw{worker}")
+        assert procs.worker_gpus(1) == ids[worker % n]
+    assert env["CUDA_VISIBLE_DEVICES"] in ids
+    assert procs.clean_env().get("CUDA_VISIBLE_DEVICES") == os.environ.get("CUDA_VISIBLE_DEVICES"), (
+        "without gpus= the variable is left as it was")
+
+
+def test_asking_for_more_gpus_than_visible_is_an_error_not_gpu_0():
+    import torch
+
+    with pytest.raises(RuntimeError, match="declare needs"):
+        procs.worker_gpus(torch.cuda.device_count() + 1)

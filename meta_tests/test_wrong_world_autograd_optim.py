@@ -119,3 +119,27 @@ def test_cross_entropy_without_log_softmax_turns_includes_softmax_red(loss_run):
 
 def test_builtin_smoothing_as_the_notes_recipe_turns_manual_vs_builtin_red(loss_run):
     assert_goes_red(loss_run, "loss.label-smoothing-manual-vs-builtin", "not close")
+
+
+# AMP: a GradScaler whose scale never backs off after an inf/NaN step (the CPU GradScaler of
+# torch >= 2.3 runs the same torch._amp_update_scale_ as the CUDA one; the CUDA case of the same
+# world is in test_wrong_world_gpu.py).
+AMP_NO_BACKOFF_WORLD = """
+import torch
+
+_update = torch._amp_update_scale_
+
+
+def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
+    return _update(scale, growth_tracker, found_inf, growth_factor, 1.0, growth_interval)
+
+
+torch._amp_update_scale_ = _amp_update_scale_
+"""
+
+
+@pytest.mark.needs(min_torch="2.3")
+def test_a_cpu_scale_that_never_backs_off_turns_update_adjusts_scale_red(tmp_path):
+    run = make_runner(tmp_path)("tests/test_amp_gradscaler.py", "--claim", "amp.update-adjusts-scale", "-m", "cpu",
+                                "-p", "no:xdist", patch=AMP_NO_BACKOFF_WORLD)
+    assert_goes_red(run, "amp.update-adjusts-scale", "expected 16 * 0.5")

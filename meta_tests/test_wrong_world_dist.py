@@ -155,3 +155,24 @@ def test_ddp_without_its_broadcast_and_a_dead_set_epoch_turn_seed_and_epoch_clai
 def test_ddp_that_sums_gradients_turns_grad_average_red(run_spec):
     run = run_spec("--claim", "dist.ddp-grad-average", "-m", "cpu", patch=SUMMED_GRADIENTS)
     assert_goes_red(run, "dist.ddp-grad-average", "not the mean")
+
+
+# SyncBatchNorm whose constructor is exactly the note's five parameters (the one signature rule)
+NOTES_SYNCBN_SIGNATURE = """
+import torch
+
+_init = torch.nn.SyncBatchNorm.__init__
+
+
+def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True):
+    _init(self, num_features, eps, momentum, affine, track_running_stats)
+
+
+torch.nn.SyncBatchNorm.__init__ = __init__
+"""
+
+
+def test_a_syncbn_constructor_exactly_as_printed_turns_syncbn_signature_red(run_spec):
+    run = run_spec("tests/test_dist_sampler_syncbn.py::test_syncbn_constructor_has_more_parameters_than_the_notes_call",
+                   "--claim", "dist.syncbn-signature", "-m", "cpu", patch=NOTES_SYNCBN_SIGNATURE)
+    assert_goes_red(run, "dist.syncbn-signature", "exactly the note's")
