@@ -1,7 +1,8 @@
 """The claims x torch-version matrix (fixtures/matrix.py), on small claims reports written here.
 
-No torch is installed or imported: each test writes a few schema-1 reports like the ones
-`pytest --claims-report` writes on a given torch, merges them and reads both renderings.
+No torch is installed or imported: each test writes a few reports like the ones
+`pytest --claims-report` writes on a given torch (schema 2, and schema 1 of older committed runs),
+merges them and reads both renderings. The page in a real browser: test_matrix_browser.py.
 """
 from __future__ import annotations
 
@@ -16,8 +17,12 @@ from fixtures import matrix
 TITLES = {"optim": "Optimizers & zero_grad", "serial": "Serialization"}
 
 
-def write_report(tmp_path, name, torch, claims, *, torchvision="0.0.0", python="3.11.7", generated=None):
-    """A claims report for one torch version: claims maps ID -> verdict or a dict of entry fields."""
+def write_report(tmp_path, name, torch, claims, *, torchvision="0.0.0", python="3.11.7", generated=None,
+                 schema=1, device=None):
+    """A claims report for one torch version: claims maps ID -> verdict or a dict of entry fields.
+
+    schema=2 writes the current layout (decided_by, test roles and devices, environment.device,
+    runs); device names the GPU model of a GPU run (None: a CPU run)."""
     entries = []
     for cid, spec in claims.items():
         fields = {"verdict": spec} if isinstance(spec, str) else dict(spec)
@@ -31,16 +36,26 @@ def write_report(tmp_path, name, torch, claims, *, torchvision="0.0.0", python="
             "figures": [],
             **fields,
         })
+        if schema == 2:
+            entries[-1].setdefault("decided_by", "cpu")
+            entries[-1].setdefault("supporting", None)
+            for t in entries[-1]["tests"]:
+                t.setdefault("role", "deciding")
+                t.setdefault("device", "cuda" if device else "cpu")
+    env = {"torch": torch, "torchvision": torchvision, "numpy": "1.26.4", "python": python,
+           "gpu_count": 1 if device else 0}
     doc = {
-        "schema": 1,
+        "schema": schema,
         "generated": generated or "2026-01-01T00:00:00+00:00",
-        "environment": {"torch": torch, "torchvision": torchvision, "numpy": "1.26.4", "python": python,
-                        "gpu_count": 0},
+        "environment": env,
         "run": {"args": ["-m", "cpu"], "markexpr": "cpu", "claims": []},
         "titles": TITLES,
         "summary": {},
         "claims": entries,
     }
+    if schema == 2:
+        env.update(gpu_names=[device] if device else [], device=device or "cpu", cuda_available=bool(device))
+        doc["runs"] = [doc.pop("run")]
     path = tmp_path / name
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
@@ -55,7 +70,7 @@ def row(m, cid):
 
 
 def cells(m, cid):
-    return {c.release: cell.verdict for c, cell in zip(m.columns, row(m, cid).cells)}
+    return {c.label: cell.verdict for c, cell in zip(m.columns, row(m, cid).cells)}
 
 
 def changes(m, cid):
@@ -135,7 +150,8 @@ def test_failed_entries_are_shown_and_listed_with_their_reason(tmp_path):
     failures = md.split("## Failures to look at", 1)
     assert len(failures) == 2, "the Markdown lists no failures"
     assert "`optim.zero` | 1.13.1 |" in failures[1] and "expected None" in failures[1]
-    assert re.search(r'class="v v-failed" title="torch 1\.13\.1: failed \| failure: test_zero_grad_sets_none', page)
+    assert re.search(r'class="v v-failed" data-claim="optim.zero" title="torch 1\.13\.1: failed \| failure: '
+                     r'test_zero_grad_sets_none', page)
 
 
 def test_two_reports_for_one_version_that_disagree_give_a_conflict_cell(tmp_path):
@@ -169,7 +185,8 @@ def test_a_claim_missing_from_a_report_is_absent_there(tmp_path):
     assert cells(m, "optim.added") == {"1.13.1": "absent", "2.14.1": "refuted"}
     assert changes(m, "optim.added") == []
     assert "| `optim.added` text of optim.added | absent | refuted |" in md
-    assert 'class="v v-absent" title="torch 1.13.1: the claim is not in this version&#x27;s report' in page
+    assert ('class="v v-absent" data-claim="optim.added" title="torch 1.13.1: the claim is not in this '
+            'version&#x27;s report') in page
 
 
 def test_rows_follow_the_inventory_order_of_the_newest_report_grouped_by_topic(tmp_path):
@@ -213,10 +230,11 @@ def test_the_html_page_is_self_contained_with_a_topic_filter(tmp_path):
     path = write_report(tmp_path, "r.json", "2.6.0", {"optim.a": "holds", "serial.b": "refuted"})
     _, _, page = build(tmp_path, path)
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no external assets"
-    assert "<link" not in page
+    assert re.findall(r"<link[^>]*>", page) == ['<link rel="icon" href="data:,">'], "only an inline (empty) icon"
+    assert "@import" not in page and "url(" not in page
     assert '<select id="topic">' in page and '<option value="serial">' in page
-    assert '<tr data-topic="serial" data-changed="0">' in page
-    assert 'td.v-holds{background:' in page and 'class="v v-refuted"' in page
+    assert '<tr class="claim" data-id="serial.b" data-topic="serial" data-changed="0"' in page
+    assert ".v-holds{background-color:" in page and 'class="v v-refuted"' in page
 
 
 def test_command_line_expands_patterns_and_fails_clearly(tmp_path, capsys):
@@ -239,7 +257,8 @@ def test_command_line_expands_patterns_and_fails_clearly(tmp_path, capsys):
 
 @pytest.mark.parametrize("content, message", [
     pytest.param("{not json", "cannot read a claims report", id="not-json"),
-    pytest.param(json.dumps({"schema": 2, "environment": {"torch": "2.0.1"}}), "not a claims report of schema 1", id="other-schema"),
+    pytest.param(json.dumps({"schema": 3, "environment": {"torch": "2.0.1"}}), "not a claims report of schema 1 or 2",
+                 id="other-schema"),
     pytest.param(json.dumps({"schema": 1, "environment": {"torch": "nightly"}}), "unreadable torch version", id="bad-version"),
 ])
 def test_unmergeable_reports_are_refused_with_the_file_name(tmp_path, content, message):
@@ -262,3 +281,140 @@ def test_a_partial_run_is_flagged_in_the_header_and_on_stderr(tmp_path, capsys):
     assert "torch-2.3.1.json is a partial run (--claim optim.a)" in capsys.readouterr().err
     md = (tmp_path / "out" / "claims-matrix.md").read_text()
     assert "| selection | -m cpu | --claim optim.a -q (PARTIAL RUN: --claim optim.a) |" in md
+
+
+# --- schema 2: devices, decided_by, ranges, benchmark figures ---------------------------------
+
+H100 = "NVIDIA H100 80GB HBM3"
+
+
+def test_a_gpu_run_is_its_own_column_and_never_conflicts_with_the_cpu_run(tmp_path):
+    gpu_claim = {"verdict": "refuted", "correction": "on CUDA it is not", "decided_by": "gpu"}
+    paths = [
+        write_report(tmp_path, "torch-2.11.0.json", "2.11.0+cu128", schema=2,
+                     claims={"optim.a": "holds", "optim.g": {"verdict": "not-run", "decided_by": "gpu",
+                                                             "reason": "needs a CUDA GPU (found 0)"}}),
+        write_report(tmp_path, "torch-2.11.0-gpu.json", "2.11.0+cu128", schema=2, device=H100,
+                     claims={"optim.a": "holds", "optim.g": gpu_claim}),
+        write_report(tmp_path, "torch-2.10.0.json", "2.10.0", schema=2, claims={"optim.a": "holds"}),
+    ]
+    m, md, page = build(tmp_path, *paths)
+    assert [c.label for c in m.columns] == ["2.10.0", "2.11.0", f"2.11.0 \u00b7 {H100}"]
+    assert [c.device for c in m.columns] == ["cpu", "cpu", H100]
+    assert list(cells(m, "optim.g").values()) == ["absent", "not-run", "refuted"]
+    assert "conflict" not in cells(m, "optim.a").values()
+    assert f"| 2.10.0 | 2.11.0 | 2.11.0 \u00b7 {H100} |" in md
+    assert f'<th class="lane" colspan="1" title="{H100}">{H100}</th>' in page
+
+
+def test_a_column_without_gpus_never_decides_a_gpu_claim(tmp_path):
+    # an old schema-1 CPU report called a GPU claim holds on its CPU case; the newest report
+    # (schema 2) says the claim is decided by a GPU: the CPU column shows not-run with the reason
+    old = write_report(tmp_path, "torch-2.0.1.json", "2.0.1", {
+        "cuda.x": {"verdict": "holds", "tests": [
+            {"nodeid": "tests/test_cuda.py::test_x[cpu]", "outcome": "passed", "reason": None},
+            {"nodeid": "tests/test_cuda.py::test_x[cuda]", "outcome": "skipped", "reason": "needs a CUDA GPU (found 0)"}]},
+    })
+    new = write_report(tmp_path, "torch-2.6.0.json", "2.6.0", schema=2, claims={
+        "cuda.x": {"verdict": "not-run", "decided_by": "gpu", "reason": "needs a CUDA GPU (found 0)",
+                   "supporting": "supporting evidence ran: the CPU test (1) passed",
+                   "tests": [{"nodeid": "tests/test_cuda.py::test_x[cpu]", "outcome": "passed", "reason": None,
+                              "role": "supporting", "device": "cpu"},
+                             {"nodeid": "tests/test_cuda.py::test_x[cuda]", "outcome": "skipped",
+                              "reason": "needs a CUDA GPU (found 0)", "role": "deciding", "device": "cuda"}]},
+    })
+    gpu = write_report(tmp_path, "torch-2.6.0-gpu.json", "2.6.0", schema=2, device=H100,
+                       claims={"cuda.x": {"verdict": "holds", "decided_by": "gpu"}})
+    m, md, page = build(tmp_path, old, new, gpu)
+    assert list(cells(m, "cuda.x").values()) == ["not-run", "not-run", "holds"]
+    old_cell, new_cell, _ = row(m, "cuda.x").cells
+    assert "decided by gpu evidence (needs a CUDA GPU): this column ran without a GPU" in old_cell.entry["reason"]
+    assert "the report said holds" in old_cell.entry["reason"]
+    assert old_cell.supporting == "supporting evidence ran: 1 CPU test passed"
+    assert new_cell.supporting == "supporting evidence ran: the CPU test (1) passed"
+    assert changes(m, "cuda.x") == [], "a not-run CPU column and a GPU column make no transition"
+    note = matrix.cell_note(new_cell, "2.6.0")
+    assert "not run: needs a CUDA GPU (found 0)" in note and "supporting evidence ran" in note
+    assert "supporting evidence ran: the CPU test (1) passed" in page
+
+
+def test_consecutive_versions_with_the_same_verdict_collapse_into_one_range_cell(tmp_path):
+    spec = [("1.13.1", "holds"), ("2.0.1", "holds"), ("2.1.2", "not-run"), ("2.2.2", "refuted"),
+            ("2.3.1", {"verdict": "refuted", "correction": "another truth"}), ("2.4.1", "refuted")]
+    paths = [write_report(tmp_path, f"torch-{v}.json", v, {"optim.a": verdict, "optim.b": "holds"}, schema=2)
+             for v, verdict in spec]
+    paths.append(write_report(tmp_path, "gpu.json", "2.4.1", {"optim.a": "holds", "optim.b": "holds"}, schema=2,
+                              device=H100))
+    m, md, page = build(tmp_path, *paths)
+    segs = [(s.device, s.first, s.last, s.verdict, s.span) for s in row(m, "optim.a").segments]
+    assert segs == [("cpu", "1.13.1", "2.0.1", "holds", 2), ("cpu", "2.1.2", "2.1.2", "not-run", 1),
+                    ("cpu", "2.2.2", "2.2.2", "refuted", 1), ("cpu", "2.3.1", "2.3.1", "refuted", 1),
+                    ("cpu", "2.4.1", "2.4.1", "refuted", 1), (H100, "2.4.1", "2.4.1", "holds", 1)], \
+        "a changed correction starts a new range"
+    assert [(s.first, s.last, s.span) for s in row(m, "optim.b").segments] == [("1.13.1", "2.4.1", 6), ("2.4.1", "2.4.1", 1)]
+    assert ('<td class="seg v-holds" colspan="6" data-claim="optim.b" data-verdict="holds" data-device="cpu" '
+            'data-first="1.13.1" data-last="2.4.1"') in page
+    assert changes(m, "optim.a") == [
+        "holds \u2192 refuted: changed between 2.0.1 and 2.2.2",
+        "refuted \u2192 refuted (the correction changed): changed between 2.2.2 and 2.3.1",
+        "refuted \u2192 refuted (the correction changed): changed between 2.3.1 and 2.4.1",
+    ]
+
+
+def test_benchmark_claims_show_their_figures_per_version_in_both_renderings(tmp_path):
+    def bench(value, spread):
+        return {"verdict": "holds", "decided_by": "benchmark-cpu", "figures": [
+            {"test": "tests/test_b.py::test_f", "name": "float64 / float32 time", "value": value, "spread": spread,
+             "unit": "x"}, {"test": "tests/test_b.py::test_f", "name": "not a number", "value": "n/a"}]}
+    paths = [write_report(tmp_path, "a.json", "2.0.1", {"optim.bench": bench(1.93, 0.05)}, schema=2),
+             write_report(tmp_path, "b.json", "2.6.0", {"optim.bench": bench(2.41, 0.11)}, schema=2)]
+    m, md, page = build(tmp_path, *paths)
+    assert row(m, "optim.bench").benchmark
+    assert "## Benchmark figures" in md
+    assert "| `optim.bench` | float64 / float32 time | \u2713 holds: 1.93 \u00b1 0.05x | \u2713 holds: 2.41 \u00b1 0.11x |" in md
+    detail = re.search(r'<template id="detail-optim.bench">(.*?)</template>', page, re.S).group(1)
+    assert "<td>2.0.1</td><td>cpu</td>" in detail and "1.93 \u00b1 0.05x" in detail and "2.41 \u00b1 0.11x" in detail
+    assert "n/a" not in detail, "only numeric figures are shown"
+
+
+def test_the_benchmark_plot_is_an_inline_svg_drawn_by_matplotlib(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib (requirements-matrix.txt) draws the benchmark plots")
+    paths = [write_report(tmp_path, f"{v}.json", v, {"optim.bench": {
+        "verdict": "holds", "decided_by": "benchmark-cpu",
+        "figures": [{"test": "t", "name": "ratio", "value": x, "spread": 0.1, "unit": "x"}]}}, schema=2)
+        for v, x in (("2.0.1", 1.5), ("2.6.0", 1.7), ("2.14.1", 1.6))]
+    _, _, page = build(tmp_path, *paths)
+    detail = re.search(r'<template id="detail-optim.bench">(.*?)</template>', page, re.S).group(1)
+    svg = re.search(r'<div class="svgplot"[^>]*>(<svg.*?</svg>)', detail, re.S)
+    assert svg, "no inline SVG plot in the benchmark claim's detail"
+    assert "<?xml" not in page and "<!DOCTYPE svg" not in page
+    for label in ("2.0.1", "2.6.0", "2.14.1", "optim.bench"):
+        assert label in svg.group(1)
+    assert not re.search(r"""(xlink:)?href=["']https?:""", svg.group(1))
+    # the same input gives the same page (no dates or random ids in the SVG)
+    again = build(tmp_path, *paths)[2]
+    assert again == page
+
+
+def test_each_claim_has_a_detail_with_source_decided_by_evidence_and_roles(tmp_path):
+    path = write_report(tmp_path, "r.json", "2.6.0", schema=2, claims={"optim.a": {
+        "verdict": "refuted", "correction": "really it does X", "source": ["004_x.txt \u203a what is it"],
+        "tests": [{"nodeid": "tests/test_o.py::test_a[cpu]", "outcome": "passed", "reason": None, "role": "deciding",
+                   "device": "cpu"},
+                  {"nodeid": "tests/test_o.py::test_a[cuda]", "outcome": "skipped", "role": "supporting",
+                   "device": "cuda", "reason": "needs a CUDA GPU (found 0)"}]}})
+    _, _, page = build(tmp_path, path)
+    detail = re.search(r'<template id="detail-optim.a">(.*?)</template>', page, re.S).group(1)
+    for text in ("004_x.txt \u203a what is it", "<b>Decided by:</b> cpu", "really it does X",
+                 "tests/test_o.py::test_a[cuda]", "supporting", "needs a CUDA GPU (found 0)", "deciding"):
+        assert html.escape(text, quote=False) in detail or text in detail, text
+    assert 'data-search="optim.a text of optim.a optim cpu 004_x.txt \u203a what is it really it does x"' in page
+
+
+def test_schema_1_and_schema_2_reports_merge_into_one_matrix(tmp_path):
+    paths = [write_report(tmp_path, "old.json", "1.13.1", {"optim.a": "holds"}),
+             write_report(tmp_path, "new.json", "2.14.1", {"optim.a": "refuted"}, schema=2)]
+    m, md, _ = build(tmp_path, *paths)
+    assert [r.schema for c in m.columns for r in c.reports] == [1, 2]
+    assert "old.json (schema 1)" in md and "new.json (schema 2)" in md
+    assert changes(m, "optim.a") == ["holds \u2192 refuted: changed between 1.13.1 and 2.14.1"]
