@@ -78,6 +78,91 @@ tf.keras.utils.to_categorical = to_categorical
 """
 
 
+# the note's signature: rearrange(element, pattern), no keyword axis sizes
+REARRANGE_ELEMENT_PATTERN = """
+import einops
+
+_rearrange = einops.rearrange
+
+def rearrange(element, pattern):
+    return _rearrange(element, pattern)
+
+einops.rearrange = rearrange
+"""
+
+# the note's signatures of the fast_transformers layers (no event_dispatcher, no memory alias)
+FAST_TRANSFORMERS_NOTE_SIGNATURES = """
+import fast_transformers.transformers as T
+import fast_transformers.recurrent.transformers as R
+
+_decoder, _recurrent_decoder = T.TransformerDecoderLayer.__init__, R.RecurrentTransformerDecoderLayer.__init__
+_recurrent_forward = R.RecurrentTransformerEncoderLayer.forward
+
+def decoder_init(self, self_attention, cross_attention, d_model, d_ff=None, dropout=0.1, activation="relu"):
+    _decoder(self, self_attention, cross_attention, d_model, d_ff, dropout, activation)
+
+def recurrent_decoder_init(self, self_attention, cross_attention, d_model, d_ff=None, dropout=0.1):
+    _recurrent_decoder(self, self_attention, cross_attention, d_model, d_ff, dropout)
+
+def recurrent_forward(self, x, state=None):
+    return _recurrent_forward(self, x, state)
+
+T.TransformerDecoderLayer.__init__ = decoder_init
+R.RecurrentTransformerDecoderLayer.__init__ = recurrent_decoder_init
+R.RecurrentTransformerEncoderLayer.forward = recurrent_forward
+"""
+
+# a tokenizer call that hands back a plain dict
+CALL_RETURNS_A_DICT = """
+from transformers import tokenization_utils_base as base
+
+_call = base.PreTrainedTokenizerBase.__call__
+
+def __call__(self, *args, **kwargs):
+    return dict(_call(self, *args, **kwargs))
+
+base.PreTrainedTokenizerBase.__call__ = __call__
+"""
+
+# read_idx that ignores the key and reads the next record in file order
+READ_IDX_SEQUENTIAL = """
+import mxnet.recordio as recordio
+
+recordio.MXIndexedRecordIO.read_idx = lambda self, idx: self.read()
+"""
+
+
+@pytest.mark.needs(libs=["einops"])
+def test_rearrange_with_the_notes_signature_turns_einops_red(run_spec):
+    run = run_spec("--claim", "lib.einops-rearrange", "-m", "cpu", patch=REARRANGE_ELEMENT_PATTERN)
+    assert_goes_red(run, "lib.einops-rearrange", "rearrange[('element'")
+
+
+@pytest.mark.needs(libs=["fast_transformers"])
+def test_layers_with_the_notes_signatures_turn_the_fast_transformers_signature_claims_red(run_spec):
+    claims = {
+        "lib.ft-decoder-layer": "('activation', 'relu')]",
+        "lib.ft-recurrent-encoder": "forward[('x', <class 'inspect._empty'>), ('state', None)]",
+        "lib.ft-recurrent-decoder": "('dropout', 0.1)]",
+    }
+    run = run_spec(*(a for c in claims for a in ("--claim", c)), "-m", "cpu", "-k", "signature",
+                   patch=FAST_TRANSFORMERS_NOTE_SIGNATURES)
+    for claim, fragment in claims.items():
+        assert_goes_red(run, claim, fragment)
+
+
+@pytest.mark.needs(libs=["transformers"])
+def test_tokenizer_call_returning_a_dict_turns_hf_call_returns_red(run_spec):
+    run = run_spec("--claim", "lib.hf-call-returns", "-m", "cpu", patch=CALL_RETURNS_A_DICT)
+    assert_goes_red(run, "lib.hf-call-returns", "tokenizer() returned (<class 'dict'>")
+
+
+@pytest.mark.needs(libs=["mxnet"])
+def test_read_idx_that_reads_sequentially_turns_mx_indexed_read_red(run_spec):
+    run = run_spec("--claim", "lib.mx-indexed-read", "-m", "cpu", patch=READ_IDX_SEQUENTIAL)
+    assert_goes_red(run, "lib.mx-indexed-read", "b'record_0'")
+
+
 @pytest.mark.needs(libs=["einops"])
 def test_rearrange_that_only_reshapes_turns_einops_red(run_spec):
     run = run_spec("--claim", "lib.einops-rearrange", "-m", "cpu", patch=REARRANGE_ONLY_RESHAPES)

@@ -6,6 +6,8 @@ deep-learning ones are checked here).
 
 Run with einops installed: `tox -e lib` (requirements-lib-einops.txt).
 """
+import inspect
+
 import pytest
 import torch
 from hypothesis import given
@@ -22,6 +24,21 @@ def assert_same(actual, expected, call):
     assert isinstance(actual, torch.Tensor), f"{call} returned {type(actual).__name__}, not a torch.Tensor"
     assert actual.shape == expected.shape, f"{call}: shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
     assert torch.equal(actual, expected), f"{call}: values differ from the permute/reshape reference"
+
+
+@pytest.mark.claim("lib.einops-rearrange")
+def test_rearrange_signature_is_tensor_pattern_and_axis_sizes_not_element_pattern():
+    import einops
+
+    params = [(p.name, p.kind.name, p.default) for p in inspect.signature(einops.rearrange).parameters.values()]
+    empty = inspect.Parameter.empty
+    assert params == [
+        ("tensor", "POSITIONAL_OR_KEYWORD", empty),
+        ("pattern", "POSITIONAL_OR_KEYWORD", empty),
+        ("axes_lengths", "VAR_KEYWORD", empty),
+    ], f"rearrange{params}"
+    with pytest.raises(TypeError):  # the note's parameter name is not accepted
+        einops.rearrange(element=torch.zeros(2, 3), pattern="a b -> b a")
 
 
 @pytest.mark.claim("lib.einops-rearrange")

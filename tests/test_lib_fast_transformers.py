@@ -99,10 +99,11 @@ def test_encoder_layer_input_is_batch_first_n_l_e():
 
 
 @pytest.mark.claim("lib.ft-decoder-layer")
-def test_decoder_layer_signature_matches_the_note():
+def test_decoder_layer_signature_has_event_dispatcher_beyond_the_note():
     from fast_transformers.transformers import TransformerDecoderLayer
 
-    assert params(TransformerDecoderLayer.__init__) == [
+    got = params(TransformerDecoderLayer.__init__)
+    assert got == [
         ("self_attention", EMPTY),
         ("cross_attention", EMPTY),
         ("d_model", EMPTY),
@@ -110,7 +111,7 @@ def test_decoder_layer_signature_matches_the_note():
         ("dropout", 0.1),
         ("activation", "relu"),
         ("event_dispatcher", ""),  # the note leaves this one out
-    ]
+    ], f"TransformerDecoderLayer{got}"
     assert params(TransformerDecoderLayer.forward) == [
         ("x", EMPTY),
         ("memory", EMPTY),
@@ -152,8 +153,9 @@ def test_recurrent_encoder_layer_signature():
         ("activation", "relu"),
         ("event_dispatcher", ""),
     ]
-    # `memory` is a deprecated alias of `state`
-    assert params(RecurrentTransformerEncoderLayer.forward) == [("x", EMPTY), ("state", None), ("memory", None)]
+    # one parameter beyond the note's forward(x, state=None): `memory`, a deprecated alias of `state`
+    got = params(RecurrentTransformerEncoderLayer.forward)
+    assert got == [("x", EMPTY), ("state", None), ("memory", None)], f"forward{got}"
 
 
 @pytest.mark.claim("lib.ft-recurrent-encoder")
@@ -186,11 +188,16 @@ def test_recurrent_decoder_layer_signature():
         ("memory_length_mask", None),
         ("state", None),
     ]
-    assert params(RecurrentTransformerDecoderLayer.__init__)[:3] == [
+    got = params(RecurrentTransformerDecoderLayer.__init__)
+    assert got == [
         ("self_attention", EMPTY),
         ("cross_attention", EMPTY),
         ("d_model", EMPTY),
-    ]
+        ("d_ff", None),
+        ("dropout", 0.1),
+        ("activation", "relu"),
+        ("event_dispatcher", ""),
+    ], f"RecurrentTransformerDecoderLayer{got}"
 
 
 @pytest.mark.claim("lib.ft-recurrent-decoder")

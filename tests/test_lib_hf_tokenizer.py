@@ -154,7 +154,9 @@ def test_call_returns_a_mapping_of_ids_and_mask_as_lists(tiny):
     tokenizer, vocab = tiny
     enc = tokenizer("hello world")
     # a dict in use, but a BatchEncoding (collections.UserDict), not a dict instance
-    assert isinstance(enc, Mapping) and not isinstance(enc, dict), type(enc).__mro__
+    assert isinstance(enc, Mapping) and not isinstance(enc, dict), (
+        f"tokenizer() returned {type(enc).__mro__}, expected a BatchEncoding (a mapping, no dict)"
+    )
     assert list(enc.keys()) == ["input_ids", "attention_mask"]
     assert enc["input_ids"] == [0, vocab["hello"], vocab["Ġworld"], 2]
     assert enc["attention_mask"] == [1, 1, 1, 1]

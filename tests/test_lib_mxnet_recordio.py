@@ -200,14 +200,15 @@ def test_idx_is_tab_separated_key_and_byte_offset_per_written_record(mx, tmp_pat
 
 
 @pytest.mark.claim("lib.mx-indexed-read")
-def test_indexed_record_io_signature_and_random_access(mx, tmp_path):
-    params = list(inspect.signature(mx.recordio.MXIndexedRecordIO).parameters)
-    assert params == ["idx_path", "uri", "flag", "key_type"], params
+def test_indexed_record_io_opened_on_idx_and_rec_reads_any_record_directly(mx, tmp_path):
     idx, rec_path = str(tmp_path / "tmp.idx"), str(tmp_path / "tmp.rec")
-    record = mx.recordio.MXIndexedRecordIO(idx, rec_path, "w")
+    record = mx.recordio.MXIndexedRecordIO(idx, rec_path, "w")  # as the note opens it: (.idx, .rec, flag)
     for i in range(5):
         record.write_idx(i, b"record_%d" % i)
     record.close()
+    # the first path got the text index, the second the records
+    assert (tmp_path / "tmp.idx").read_text().splitlines()[0].startswith("0\t0")
+    assert [c[4] for c in parse_chunks((tmp_path / "tmp.rec").read_bytes())][3] == b"record_3"
     record = mx.recordio.MXIndexedRecordIO(idx, rec_path, "r")
     assert record.read_idx(3) == b"record_3"
     assert [record.read_idx(i) for i in (4, 0, 2)] == [b"record_4", b"record_0", b"record_2"]
