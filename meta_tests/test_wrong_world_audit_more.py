@@ -11,7 +11,10 @@ collects only the test file of its claims.
   data.subset-random-sampler, data.random-sampler-signature) or another one (BatchSampler with
   a drop_last default, data.batch-sampler; SequentialSampler with a generator,
   data.sequential-sampler).
+- tv.datasets-download: an MNIST whose download=True fetches nothing (needs the network, like
+  the spec test it checks).
 """
+import pytest
 from spec_runner import assert_goes_red
 
 # Walks the autograd graph of the tensor backward() is called on, to the leaves it will
@@ -132,3 +135,18 @@ def test_samplers_with_other_signatures_turn_the_signature_claims_red(run_spec):
                    patch=SAMPLER_SIGNATURES)
     for claim, fragment in claims.items():
         assert_goes_red(run, claim, fragment)
+
+
+# MNIST(download=True) that fetches nothing
+MNIST_NEVER_DOWNLOADS = """
+from torchvision import datasets
+
+datasets.MNIST.download = lambda self: None
+"""
+
+
+@pytest.mark.needs(network=True)
+def test_mnist_that_never_downloads_turns_tv_datasets_download_red(run_spec):
+    run = run_spec("tests/test_tv_datasets.py", "-m", "cpu", "--claim", "tv.datasets-download",
+                   patch=MNIST_NEVER_DOWNLOADS)
+    assert_goes_red(run, "tv.datasets-download", "Dataset not found")
