@@ -62,7 +62,7 @@ def test_float32_matmul_is_faster_than_float64(bench):
             "dtype.float-faster-than-double",
             bench.side("float64", lambda: a64 @ b64),
             bench.side("float32", lambda: a32 @ b32),
-            rounds=61, calls=2, warmup_rounds=3,
+            rounds=31, calls=2, blocks=3, warmup_rounds=2,
         )
     # "much faster": the whole noise band above 1.25x; a clear float64 win fails the test
     result.decide(f"float64 / float32 matmul time ({n}x{n}, 1 thread)", holds_above=1.25, fails_below=0.8)
@@ -88,7 +88,7 @@ def test_no_grad_forward_is_faster_and_keeps_no_activations(bench, claim_figure)
             "autograd.no-grad-speed-memory",
             bench.side("recording", recording),
             bench.side("no_grad", not_recording),
-            rounds=151, calls=2, warmup_rounds=5,
+            rounds=51, calls=2, blocks=3, warmup_rounds=3,
         )
     result.decide("forward time recording / under no_grad (6 x Linear(64)+Tanh, batch 32, 1 thread)",
                   holds_above=1.03, fails_below=0.97)

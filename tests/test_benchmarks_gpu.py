@@ -113,7 +113,7 @@ def test_cudnn_benchmark_speeds_up_a_fixed_shape_conv_net(bench, conv_workers):
         return bench.side(name, lambda: conv_workers[name].ask(f"steady {STEADY_STEPS}"), steps=STEADY_STEPS)
 
     result = bench.compare("cudnn.benchmark-speedup: fixed shape", side("off"), side("on"),
-                           rounds=15, warmup_rounds=2)
+                           rounds=11, blocks=2, warmup_rounds=2)
     # a clear win beyond 5 % holds; a clear loss beyond 5 % contradicts the claim
     result.decide("training-step time cudnn.benchmark off / on, fixed-shape conv net (32x64x56x56)",
                   holds_above=1.05, fails_below=0.95)
