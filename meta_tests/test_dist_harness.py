@@ -3,6 +3,8 @@
 A hung program that has started a child in a session of its own (what torchelastic does
 with its workers) is killed at the deadline, child included; so are the workers of a real
 torchrun whose script never ends. A failing command's message carries its stderr tail.
+The spawn world is supervised section by section: a stuck section fails alone, the
+sections after it run in a new world.
 """
 from __future__ import annotations
 
@@ -109,6 +111,58 @@ def test_a_world_counts_as_started_only_when_every_rank_got_through_init():
     assert not procs._world_started([ok, None]), "a rank that wrote nothing: start again"
     assert not procs._world_started([ok, {"spawn": {}}]), "a rank stuck before init: start again"
     assert not procs._world_started([ok, {"init": {"error": "EADDRINUSE"}}])
+
+
+def _rank(sections: dict, *, started=True, running=None) -> dict:
+    record = {"spawn": {"pid": 1}, "init": {"initialized": True} if started else {"error": "EADDRINUSE"}, **sections}
+    if running:
+        record["_running"] = {"section": running, "since": 0.0}
+    return record
+
+
+def _world(sections, ranks, *, verdict=None, returned=True) -> dict:
+    proc = {"name": "w", "cmd": ["python"], "returncode": 0 if returned else None, "timed_out": not returned,
+            "seconds": 1.0, "stdout": "", "stderr": "tail of this world", "swept": 0}
+    return {"sections": sections, "port": 1, "ranks": ranks, "verdict": verdict or {},
+            "driver": {"pid": 1, **({"spawn_returned": "None"} if returned else {})}, "proc": proc}
+
+
+def test_sections_merge_over_worlds_and_a_lost_section_is_only_its_own_failure():
+    failed_start = _world(["a", "b", "c"], [_rank({}, started=False), None], returned=False)
+    lost = {"lost": "section 'b' did not finish within 5 s on rank 1"}
+    stuck = _world(["a", "b", "c"], [_rank({"a": 1, "b": 2}), _rank({"a": 1}, running="b")], verdict=lost,
+                   returned=False)
+    remaining, merged = procs._merge_worlds([failed_start, stuck], ["a", "b", "c"])
+    assert remaining == ["c"], "the sections after the lost one run again"
+    assert [m["a"] for m in merged] == [1, 1] and merged[0]["b"] == 2, "what a rank finished is kept"
+    assert merged[1]["b"] == {"error": lost["lost"]}
+    rest = _world(["c"], [_rank({"c": 3}), _rank({"c": 3})])
+    remaining, merged = procs._merge_worlds([failed_start, stuck, rest], ["a", "b", "c"])
+    assert remaining == [] and [m["c"] for m in merged] == [3, 3]
+    assert [m["_world"] for m in merged][1] == {"a": 1, "b": 1, "c": 2}
+    world = {"ranks": merged, "procs": [w["proc"] for w in (failed_start, stuck, rest)]}
+    assert procs.world_section(world, "a") == [1, 1]
+    with pytest.raises(pytest.fail.Exception, match=r"(?s)rank 1, section 'b' raised:.*did not finish.*tail of this world"):
+        procs.world_section(world, "b")
+
+
+@pytest.mark.slow
+def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_path, monkeypatch):
+    from fixtures.dist_workers.spawn_world import HANG_VAR
+
+    monkeypatch.setenv(HANG_VAR, "barrier")  # every rank sleeps for an hour in the barrier section
+    limits = procs.WorldLimits(start=180.0, section=3.0, exit=30.0, worlds=3)
+    world = procs._produce_world("gloo", ["broadcast", "barrier", "sampler"], limits)(tmp_path)
+    assert [w["sections"] for w in world["worlds"]] == [["broadcast", "barrier", "sampler"], ["sampler"]], world["worlds"]
+    assert [b["after"] for b in procs.world_section(world, "broadcast")] == [[1.0, 2.0]] * 2
+    with pytest.raises(pytest.fail.Exception, match="section 'barrier' did not finish within 3 s"):
+        procs.world_section(world, "barrier")
+    assert [s["rank"] for s in procs.world_section(world, "sampler")] == [0, 1]
+    # spawn, init and the driver come from the world whose spawn returned: the second one
+    assert world["driver"]["spawn_returned"] == "None"
+    assert {s["ppid"] for s in procs.world_section(world, "spawn")} == {world["driver"]["pid"]}
+    for proc in procs.results_of(world):
+        assert procs.processes_with_token(proc.token) == [], f"left behind by {proc.describe()}"
 
 
 @pytest.mark.needs(gpus=1)
