@@ -165,6 +165,29 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
         assert procs.processes_with_token(proc.token) == [], f"left behind by {proc.describe()}"
 
 
+DDP_WORKER = "from fixtures.dist_workers.ddp_bench import main; main()"
+
+
+@pytest.mark.slow
+def test_the_ddp_step_worker_answers_timed_steps_and_leaves_nothing_behind():
+    """The DataParallel-vs-DDP benchmark's DDP side (fixtures/dist_workers/ddp_bench.py), on gloo
+    with CPU tensors: ready, one answer per command, every rank swept on close."""
+    from fixtures.bench import LineWorker
+
+    args = ("--port", procs.free_port(), "--width", 16, "--depth", 2, "--batch", 4, "--device", "cpu")
+    worker = LineWorker("ddp-cpu", DDP_WORKER, args, timeout=60, env=procs.clean_env(OMP_NUM_THREADS="1"))
+    try:
+        worker.expect("ready", timeout=180)
+        answers = [float(worker.ask("steps 3")) for _ in range(2)]
+        assert all(0 < ms < 60_000 for ms in answers), answers
+        assert worker.ask("jump").startswith("unknown command"), "an unknown command is answered, not ignored"
+        ranks = [pid for pid in procs.processes_with_token(worker.token) if pid != worker.proc.pid]
+        assert len(ranks) >= 2, f"the driver and its two ranks carry the token: {ranks}"
+    finally:
+        worker.close()
+    assert procs.processes_with_token(worker.token) == []
+
+
 @pytest.mark.needs(gpus=1)
 def test_a_child_that_uses_one_gpu_sees_this_workers_gpu(monkeypatch):
     import torch

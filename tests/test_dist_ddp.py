@@ -14,15 +14,25 @@ does across GPUs needs two of them (not-run here, naming the count found); the w
 needs only one. DataParallel on a single device skips replicate/scatter/gather altogether, so
 "its communication grows with the number of GPUs" compares two and three GPUs, both really
 parallel.
+
+The three timing claims (DDP faster, low utilization, communication growth) are
+pytest-benchmark comparisons (fixtures/bench.py): both sides timed in alternation, round
+after round, in one window, every timed call ending with a CUDA synchronisation of the GPUs
+involved; the verdict is the time ratio's noise band against the claim's threshold
+(inconclusive, never failed, when noise cannot decide). DDP's side is a long-lived NCCL world
+of two ranks (fixtures/dist_workers/ddp_bench.py) answering `steps N` over a pipe, every
+answer under a hard timeout, all its processes swept at the end. Run them serially:
+pytest -m benchmark -p no:xdist.
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
+import statistics
 import sys
 import threading
-import time
 
 import pytest
 import torch
@@ -30,7 +40,8 @@ from torch import nn
 from torch.testing import assert_close
 
 from fixtures import procs
-from fixtures.gpu import ratio_stats, report, speed_verdict
+from fixtures.bench import cuda_synced, line_workers
+from fixtures.dist_workers.ddp_bench import mlp, training_step
 from fixtures.procs import world_section
 
 LR = 0.1  # the world's SGD step
@@ -51,21 +62,6 @@ class Probe(nn.Module):
     def forward(self, x):
         self.seen.append((str(x.device), x.shape[0], threading.get_ident(), os.getpid()))
         return self.lin(x)
-
-
-def step_ms(fn, steps: int = 20, warmup: int = 5) -> float:
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(steps):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / steps * 1e3
-
-
-def mlp(width: int, depth: int) -> nn.Module:
-    return nn.Sequential(*[m for _ in range(depth) for m in (nn.Linear(width, width), nn.ReLU())])
 
 
 # --- DataParallel vs DDP ------------------------------------------------------------------
@@ -96,72 +92,91 @@ def test_dataparallel_has_only_local_devices_ddp_a_process_group(gloo_world):
     assert ddp[0]["after_step"] == ddp[1]["after_step"]
 
 
+DDP_WORKER = "from fixtures.dist_workers.ddp_bench import main; main()"
+DDP_START_S = 240  # three torch imports, CUDA and NCCL in two ranks, DDP's buckets, warm-up steps
+DDP_ANSWER_S = 60  # one command: a few training steps
+BENCH_STEPS = 20  # training steps per timed call, on both sides
+WIDTH, DEPTH, BATCH = 1024, 6, 256  # per GPU: DDP ranks take BATCH rows each, DataParallel 2 x BATCH
+
+
+@contextlib.contextmanager
+def ddp_world():
+    """The DDP side: a LineWorker whose two NCCL ranks answer `steps N` (ddp_bench.py), started
+    once more with a fresh port if the first one lost its port."""
+    for attempt in range(2):
+        args = ("--port", procs.free_port(), "--width", WIDTH, "--depth", DEPTH, "--batch", BATCH,
+                "--start-timeout", DDP_START_S - 10, "--answer-timeout", DDP_ANSWER_S - 10)
+        spec = (("ddp-2-gpus", DDP_WORKER, args), {"timeout": DDP_ANSWER_S, "env": procs.clean_env(gpus=2)})
+        ready = False
+        try:
+            with line_workers(spec, ready_timeout=DDP_START_S) as (worker,):
+                ready = True
+                yield worker
+                return
+        except AssertionError as e:
+            if ready or attempt or not ("EADDRINUSE" in str(e) or "ddress already in use" in str(e)):
+                raise
+
+
 @pytest.mark.claim("dist.ddp-faster")
 @pytest.mark.benchmark
 @pytest.mark.slow
 @pytest.mark.needs(gpus=2, processes=True, serial=True)
-def test_ddp_steps_faster_than_dataparallel(tmp_path, claim_figure, claim_inconclusive):
-    width, depth, batch = 1024, 6, 256
-
-    def make(port):
-        cmd = [sys.executable, "-m", "fixtures.dist_workers.ddp_bench", "--out", tmp_path / "ddp.json",
-               "--port", port, "--width", width, "--depth", depth, "--batch", batch]
-        return [("ddp-bench", cmd, procs.clean_env(gpus=2))]
-
-    _, (result,) = procs.run_with_free_port(make, folder=tmp_path, timeout=procs.WORLD_TIMEOUT)
-    assert result.ok, result.describe()
-    ddp_ms = json.loads((tmp_path / "ddp.json").read_text())["ms_per_step"]
+def test_ddp_steps_faster_than_dataparallel(bench):
+    # the same model, optimiser, loss and global batch (2 x BATCH rows) on the same two GPUs; the
+    # sides alternate round by round: DataParallel in this process, DDP in its long-lived world,
+    # whose ranks sit idle on their command queue while DataParallel runs and vice versa
     torch.manual_seed(0)
-    dp = nn.DataParallel(mlp(width, depth).to("cuda:0"), device_ids=[0, 1])
+    dp = nn.DataParallel(mlp(WIDTH, DEPTH).to("cuda:0"), device_ids=[0, 1])
     opt = torch.optim.SGD(dp.parameters(), lr=0.01)
-    x = torch.randn(2 * batch, width, device="cuda:0")
+    x = torch.randn(2 * BATCH, WIDTH, device="cuda:0")
 
-    def dp_step():
-        opt.zero_grad()
-        dp(x).pow(2).mean().backward()
-        opt.step()
+    def dp_steps():
+        for _ in range(BENCH_STEPS):
+            training_step(dp, opt, x)
 
-    dp_ms = step_ms(dp_step)
-    ratio = dp_ms / ddp_ms
-    claim_figure("DataParallel / DDP time per step (2 GPUs)", round(ratio, 3), unit="x")
-    if 0.9 < ratio < 1.1:
-        claim_inconclusive(f"DP {dp_ms:.2f} ms vs DDP {ddp_ms:.2f} ms per step: within noise")
-    else:
-        assert ratio > 1, f"DataParallel {dp_ms:.2f} ms/step, DDP {ddp_ms:.2f} ms/step"
+    with ddp_world() as ddp:
+        in_ranks = []  # the ranks' own milliseconds, without the command's round trip
+
+        def ddp_steps():
+            in_ranks.append(float(ddp.ask(f"steps {BENCH_STEPS}")))
+
+        # the DDP side's time includes the command's round trip (pipe, queues; well under a
+        # millisecond against tens of milliseconds of steps): it can only lower DDP's lead
+        result = bench.compare("dist.ddp-faster",
+                               bench.side("dataparallel", cuda_synced(dp_steps, devices=[0, 1]), steps=BENCH_STEPS),
+                               bench.side("ddp", ddp_steps, steps=BENCH_STEPS),
+                               rounds=15, warmup_rounds=2)
+    result.decide(f"DataParallel / DDP training-step time (2 GPUs, {DEPTH} x Linear({WIDTH}), {BATCH} rows per GPU)",
+                  holds_above=1.05, fails_below=0.95,
+                  ddp_ms_per_step_in_ranks=round(statistics.median(in_ranks) / BENCH_STEPS, 4))
 
 
 COMM_ROWS_PER_GPU = 4  # weak scaling: the same tiny compute per GPU, so the step is communication
-COMM_ROUNDS = 7
-COMM_MARGIN = 0.05  # three GPUs must cost more than two by 5 % in every round
 
 
 @pytest.mark.claim("dist.dp-comm-scaling")
 @pytest.mark.benchmark
 @pytest.mark.needs(gpus=3, serial=True)
-def test_dataparallel_step_time_grows_from_two_to_three_gpus(claim_figure, claim_inconclusive):
+def test_dataparallel_step_time_grows_from_two_to_three_gpus(bench):
     # parameter-heavy, compute-light: each step replicates 4 x 2048^2 weights from the main GPU to
     # every other one and reduces their gradients back; both sides really run DataParallel's
     # replicate/scatter/gather (on one device it skips them, so one GPU is no baseline)
     model = mlp(2048, 4).to("cuda:0")
     sides = {}
-    for n in (2, 3):
+    for n in (3, 2):
         dp = nn.DataParallel(model, device_ids=list(range(n)))
         x = torch.randn(COMM_ROWS_PER_GPU * n, 2048, device="cuda:0")
-        sides[n] = (lambda dp=dp, x=x: dp(x).sum().backward())
-    times = {n: [] for n in sides}
-    for _ in range(COMM_ROUNDS):  # interleaved: drift and neighbours hit both sides alike
-        for n, fn in sides.items():
-            times[n].append(step_ms(fn, steps=10, warmup=2))
-    stats = ratio_stats(times[2], times[3])  # > 1 would mean three GPUs are faster
-    growth = ratio_stats(times[3], times[2])  # time with 3 / time with 2, per round
-    report(claim_figure, "DataParallel step time, 3 GPUs / 2 GPUs (same rows per GPU)", growth)
-    verdict = speed_verdict(stats, COMM_MARGIN)
-    if verdict == "inconclusive":
-        claim_inconclusive(f"3 GPUs / 2 GPUs step time {growth['median']:.3f}x "
-                           f"(rounds {growth['min']:.3f}..{growth['max']:.3f}): no growth beyond noise")
-        return
-    assert verdict == "slower", (
-        f"three GPUs stepped faster than two ({growth['median']:.3f}x the time): DataParallel's overhead did not grow")
+
+        def steps(dp=dp, x=x):
+            for _ in range(5):
+                dp(x).sum().backward()
+
+        sides[n] = bench.side(f"{n}-gpus", cuda_synced(steps, devices=[0, 1, 2]), steps=5)
+    result = bench.compare("dist.dp-comm-scaling", sides[3], sides[2], rounds=15, warmup_rounds=2)
+    # above 1: three GPUs take longer per step than two; clearly below 1 contradicts the claim
+    result.decide("DataParallel step time 3 GPUs / 2 GPUs (4 rows per GPU, 4 x Linear(2048))",
+                  holds_above=1.05, fails_below=0.95)
 
 
 @pytest.mark.claim("dist.dp-gather-main")
@@ -181,20 +196,28 @@ def test_dataparallel_gathers_on_the_main_gpu_and_keeps_one_model():
 @pytest.mark.claim("dist.dp-low-utilization")
 @pytest.mark.benchmark
 @pytest.mark.needs(gpus=2, serial=True)
-def test_dataparallel_scales_worse_than_two_independent_gpus(claim_figure, claim_inconclusive):
+def test_dataparallel_scales_worse_than_two_independent_gpus(bench):
+    # fully used GPUs would make a DataParallel step over 2 x 256 rows as fast as one GPU's step
+    # over 256 rows (weak scaling); the ratio of the two is 1 / DataParallel's efficiency
     model = mlp(2048, 4).to("cuda:0")
     batch = 512
     half = torch.randn(batch // 2, 2048, device="cuda:0")
     full = torch.randn(batch, 2048, device="cuda:0")
-    single_ms = step_ms(lambda: model(half).sum().backward())
     dp = nn.DataParallel(model, device_ids=[0, 1])
-    dp_ms = step_ms(lambda: dp(full).sum().backward())
-    efficiency = single_ms / dp_ms  # 1.0: the second GPU is fully used
-    claim_figure("DataParallel scaling efficiency on 2 GPUs", round(efficiency, 3))
-    if 0.8 <= efficiency < 0.95:
-        claim_inconclusive(f"efficiency {efficiency:.2f}: neither clearly low nor full")
-    else:
-        assert efficiency < 0.8, f"efficiency {efficiency:.2f}: DataParallel kept both GPUs busy"
+
+    def repeat(fn, n=5):
+        def run():
+            for _ in range(n):
+                fn()
+        return cuda_synced(run, devices=[0, 1])
+
+    result = bench.compare("dist.dp-low-utilization",
+                           bench.side("dataparallel-2-gpus", repeat(lambda: dp(full).sum().backward()), steps=5),
+                           bench.side("one-gpu-half-batch", repeat(lambda: model(half).sum().backward()), steps=5),
+                           rounds=15, warmup_rounds=2)
+    # low: efficiency below 0.8 (ratio above 1.25); above 0.95 (ratio below 1.05) both GPUs are busy
+    result.decide("DataParallel 2-GPU step time / one GPU on half the batch (1 / scaling efficiency)",
+                  holds_above=1.25, fails_below=1.05)
 
 
 @pytest.mark.claim("dist.dp-wrap-one-line")
