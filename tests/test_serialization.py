@@ -16,6 +16,7 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.needs import cuda_worker_device
 from fixtures.versions import torch_at_least
 
 # torch.load's weights_only default flipped from False to True in torch 2.6 (2.4 and 2.5
@@ -223,6 +224,20 @@ def test_plain_load_of_a_cuda_checkpoint_restores_it_on_the_gpu(cuda_checkpoint)
     assert {str(t.device) for t in loaded.values()} == {"cuda:0"}, {k: t.device for k, t in loaded.items()}
     for key, value in model.state_dict().items():
         assert torch.equal(loaded[key].cpu(), value), key
+
+
+@pytest.mark.claim("serial.map-location-cpu")
+@pytest.mark.needs(gpus=1)
+def test_a_checkpoint_saved_from_the_gpu_is_tagged_cuda_and_map_location_cpu_brings_it_to_the_cpu(tmp_path):
+    device = torch.device(cuda_worker_device())
+    model = nn.Linear(3, 2).to(device)
+    path = tmp_path / "saved_on_gpu.pt"
+    torch.save(model.state_dict(), path)
+    assert storage_locations(path) == [f"cuda:{device.index}"] * 2
+    state = torch.load(path, map_location="cpu")
+    assert {str(t.device) for t in state.values()} == {"cpu"}, {k: t.device for k, t in state.items()}
+    for key, value in model.state_dict().items():
+        assert torch.equal(state[key], value.cpu()), key
 
 
 @pytest.mark.claim("serial.map-location-cpu")
