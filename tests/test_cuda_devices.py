@@ -27,7 +27,9 @@ from torch import nn
 from fixtures import procs
 
 # torch.cuda.get_device_properties(i).uuid: added by PR pytorch#125083 (cudaDeviceProp::uuid),
-# first released in torch 2.5; torch 2.1-2.4 raise AttributeError.
+# first released in torch 2.5; torch 2.1-2.4 raise AttributeError. Evidence (the installed tox
+# environments' stubs, torch/_C/__init__.pyi): class _CudaDeviceProperties has `uuid: str` in
+# 2.5.1+cu124 (between warp_size and L2_cache_size) and 2.6.0; 2.3.1 and 2.4.1 have no `uuid` at all.
 DEVICE_UUID_SINCE = "2.5"
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75  # cuda.h CUdevice_attribute values
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
