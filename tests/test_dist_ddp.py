@@ -146,7 +146,7 @@ def test_ddp_steps_faster_than_dataparallel(bench):
         result = bench.compare("dist.ddp-faster",
                                bench.side("dataparallel", cuda_synced(dp_steps, devices=[0, 1]), steps=BENCH_STEPS),
                                bench.side("ddp", ddp_steps, steps=BENCH_STEPS),
-                               rounds=15, warmup_rounds=2)
+                               rounds=15, blocks=2, warmup_rounds=2)
     result.decide(f"DataParallel / DDP training-step time (2 GPUs, {DEPTH} x Linear({WIDTH}), {BATCH} rows per GPU)",
                   holds_above=1.05, fails_below=0.95,
                   ddp_ms_per_step_in_ranks=round(statistics.median(in_ranks) / BENCH_STEPS, 4))
@@ -173,7 +173,7 @@ def test_dataparallel_step_time_grows_from_two_to_three_gpus(bench):
                 dp(x).sum().backward()
 
         sides[n] = bench.side(f"{n}-gpus", cuda_synced(steps, devices=[0, 1, 2]), steps=5)
-    result = bench.compare("dist.dp-comm-scaling", sides[3], sides[2], rounds=15, warmup_rounds=2)
+    result = bench.compare("dist.dp-comm-scaling", sides[3], sides[2], rounds=15, blocks=2, warmup_rounds=2)
     # above 1: three GPUs take longer per step than two; clearly below 1 contradicts the claim
     result.decide("DataParallel step time 3 GPUs / 2 GPUs (4 rows per GPU, 4 x Linear(2048))",
                   holds_above=1.05, fails_below=0.95)
@@ -214,7 +214,7 @@ def test_dataparallel_scales_worse_than_two_independent_gpus(bench):
     result = bench.compare("dist.dp-low-utilization",
                            bench.side("dataparallel-2-gpus", repeat(lambda: dp(full).sum().backward()), steps=5),
                            bench.side("one-gpu-half-batch", repeat(lambda: model(half).sum().backward()), steps=5),
-                           rounds=15, warmup_rounds=2)
+                           rounds=15, blocks=2, warmup_rounds=2)
     # low: efficiency below 0.8 (ratio above 1.25); above 0.95 (ratio below 1.05) both GPUs are busy
     result.decide("DataParallel 2-GPU step time / one GPU on half the batch (1 / scaling efficiency)",
                   holds_above=1.25, fails_below=1.05)
