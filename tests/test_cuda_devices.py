@@ -287,17 +287,16 @@ def test_cuda_and_cudnn_versions_are_those_of_the_libraries_in_use():
 
 
 @pytest.mark.claim("cuda.is-available")
-def test_is_available_is_false_and_cuda_tensors_fail_when_no_gpu_is_visible():
-    child = run_python("""
-        import json
+def test_is_available_is_false_and_cuda_tensors_fail_when_no_gpu_is_visible(no_gpu_python):
+    child = no_gpu_python("""
         import torch
         try:
             torch.zeros(1, device="cuda")
             made = "made"
         except (RuntimeError, AssertionError) as e:  # no GPU / no driver; a CPU-only build asserts
             made = type(e).__name__
-        print(json.dumps({"available": torch.cuda.is_available(), "count": torch.cuda.device_count(), "made": made}))
-    """, CUDA_VISIBLE_DEVICES="")
+        result = {"available": torch.cuda.is_available(), "count": torch.cuda.device_count(), "made": made}
+    """)
     assert child["available"] is False and child["count"] == 0, child
     assert child["made"] in ("RuntimeError", "AssertionError"), child
 

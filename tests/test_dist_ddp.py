@@ -234,7 +234,7 @@ def test_wrapping_alone_fails_until_the_model_is_on_device_ids_0(cuda_device):
 
 
 DP_WITHOUT_GPUS = """
-import json, torch
+import torch
 from torch import nn
 seen = []
 class Probe(nn.Linear):
@@ -243,19 +243,14 @@ class Probe(nn.Linear):
         return super().forward(x)
 dp = nn.DataParallel(Probe(4, 2))          # device_ids default: every visible GPU, here none
 out = dp(torch.randn(8, 4))
-print(json.dumps({"device_ids": dp.device_ids, "calls": seen, "out": list(out.shape)}))
+result = {"device_ids": dp.device_ids, "calls": seen, "out": list(out.shape)}
 """
 
 
 @pytest.mark.claim("dist.dp-auto-split")
-def test_without_a_visible_gpu_dataparallel_just_calls_the_module():
+def test_without_a_visible_gpu_dataparallel_just_calls_the_module(no_gpu_python):
     """Supporting evidence (the note speaks of several GPUs): no GPU, no split."""
-    import subprocess
-
-    proc = subprocess.run([sys.executable, "-c", DP_WITHOUT_GPUS], env=procs.clean_env(CUDA_VISIBLE_DEVICES=""),
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    got = no_gpu_python(DP_WITHOUT_GPUS)
     assert got == {"device_ids": [], "calls": [["cpu", 8]], "out": [8, 2]}, got
 
 

@@ -195,21 +195,16 @@ def test_the_retagged_file_is_a_cuda_checkpoint(cuda_checkpoint):
 
 
 @pytest.mark.claim("serial.map-location-cpu")
-def test_plain_load_of_a_cuda_checkpoint_needs_cuda(cuda_checkpoint):
-    import json
-    import os
-    import subprocess
-    import sys
-
+def test_plain_load_of_a_cuda_checkpoint_needs_cuda(cuda_checkpoint, no_gpu_python):
     path, model = cuda_checkpoint
-    code = ("import json, sys, torch\n"
-            "try:\n    torch.load(sys.argv[1]); print(json.dumps(None))\n"
-            "except RuntimeError as e:\n    print(json.dumps(str(e)))\n")
-    # a fresh process that sees no GPU, whatever this machine has
-    proc = subprocess.run([sys.executable, "-c", code, str(path)], env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    message = json.loads(proc.stdout.strip().splitlines()[-1])
+    message = no_gpu_python(f"""
+        import torch
+        try:
+            torch.load({str(path)!r})
+            result = None
+        except RuntimeError as e:
+            result = str(e)
+    """)
     assert message is not None, "a CUDA checkpoint loaded without any visible GPU"
     assert "Attempting to deserialize object on a CUDA device" in message
     assert "torch.cuda.is_available() is False" in message
