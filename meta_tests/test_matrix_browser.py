@@ -116,7 +116,7 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     pg = context.new_page()
     errors: list[str] = []
-    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     pg.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
     pg.errors = errors
