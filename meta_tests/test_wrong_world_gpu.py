@@ -19,6 +19,19 @@ benchmark itself and declare needs(serial=True) too.
     DDP ranks that lose 10 ms per forward          -> dist.ddp-faster red (two GPUs)
     is_available() that says True with no GPU visible (CPU, shown red here; fresh processes)
                                                   -> cuda.is-available red
+    DataLoader batches of CUDA TensorDataset tensors that come back on the CPU (the fetcher
+      moves each batch)                           -> data.tensordataset-device red
+    DataParallel whose scatter sends the whole batch to device_ids[0] only
+                                                  -> dist.dp-auto-split red (two GPUs)
+    SyncBatchNorm inside DataParallel that normalizes with the whole batch's statistics, as
+      the note says (the whole batch on device_ids[0])
+                                                  -> dist.syncbn-with-dp red (two GPUs)
+    DDP whose buffer broadcast lands on the running statistics a forward saved for backward
+      (plain BatchNorm always hits the in-place error, as the note says; NCCL spawn world,
+      fresh processes; its gloo case goes red on CPU too, supporting evidence)
+                                                  -> dist.bn-inplace-error red (two GPUs)
+    a command-line CUDA_VISIBLE_DEVICES=... prefix that beats the script's export in every
+      Python the script starts (fresh processes)  -> cuda.visible-devices-priority red
 
 Not covered: dist.dp-low-utilization (a DataParallel that keeps both GPUs busy cannot be
 made by patching Python; doing less work instead would make the check depend on how GEMM
@@ -245,3 +258,146 @@ def test_is_available_true_without_a_gpu_turns_is_available_red(run_spec):
     run = run_spec("tests/test_cuda_devices.py", "--claim", "cuda.is-available", "-m", "cpu",
                    "-k", "no_gpu_is_visible", patch=IS_AVAILABLE_ALWAYS)
     assert_goes_red(run, "cuda.is-available", "'available': True")
+
+
+# --- data.tensordataset-device, dist.dp-auto-split, dist.syncbn-with-dp, dist.bn-inplace-error,
+# --- cuda.visible-devices-priority
+
+BATCHES_BACK_ON_THE_CPU = """
+import torch
+from torch.utils.data._utils import fetch
+
+_fetch = fetch._MapDatasetFetcher.fetch
+
+
+def _cpu(batch):
+    if isinstance(batch, torch.Tensor):
+        return batch.cpu()
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(_cpu(b) for b in batch)
+    return batch
+
+
+def fetch_on_cpu(self, *args, **kwargs):
+    return _cpu(_fetch(self, *args, **kwargs))  # every batch leaves the loader on the CPU
+
+
+fetch._MapDatasetFetcher.fetch = fetch_on_cpu
+"""
+
+DATAPARALLEL_DOES_NOT_SPLIT = """
+from torch import nn
+
+_scatter = nn.DataParallel.scatter
+
+
+def scatter(self, inputs, kwargs, device_ids):
+    return _scatter(self, inputs, kwargs, list(device_ids)[:1])  # the whole batch to device_ids[0]
+
+
+nn.DataParallel.scatter = scatter
+"""
+
+SYNCBN_SYNCED_UNDER_DATAPARALLEL = """
+from torch import nn
+
+_forward = nn.DataParallel.forward
+
+
+def forward(self, *inputs, **kwargs):
+    if len(self.device_ids) < 2 or not any(isinstance(m, nn.SyncBatchNorm) for m in self.module.modules()):
+        return _forward(self, *inputs, **kwargs)
+    # the replicas' SyncBatchNorm layers agree on one set of statistics, those of the whole
+    # batch: the same as running the whole batch through the module on device_ids[0]
+    ids = self.device_ids
+    self.device_ids = ids[:1]
+    try:
+        return _forward(self, *inputs, **kwargs)
+    finally:
+        self.device_ids = ids
+
+
+nn.DataParallel.forward = forward
+"""
+
+BUFFER_BROADCAST_HITS_SAVED_STATS = wrong_world(
+    "torch.nn.parallel.distributed",
+    '''
+original = module.DistributedDataParallel.forward
+
+def forward(self, *inputs, **kwargs):
+    import torch
+
+    out = original(self, *inputs, **kwargs)
+    if self.broadcast_buffers:  # rank 0's buffers land in place after the forward saved them
+        with torch.no_grad():
+            for buffer in self.module.buffers():
+                buffer.add_(0)
+    return out
+
+module.DistributedDataParallel.forward = forward
+''',
+)
+
+# Python processes that a script starts see the CUDA_VISIBLE_DEVICES=... prefix the script was run
+# with, whatever the script exported in between (the note's ranking: command line over script).
+COMMAND_LINE_PREFIX_BEATS_EXPORT = wrong_world(
+    "torch.cuda",
+    '''
+import os
+
+prefix = os.environ.get("WRONG_WORLD_PREFIX_CUDA_VISIBLE_DEVICES")
+if prefix is not None:  # set before CUDA starts: it decides what this process sees
+    os.environ["CUDA_VISIBLE_DEVICES"] = prefix
+''',
+    in_process='''
+import subprocess
+
+_popen_init = subprocess.Popen.__init__
+
+def _popen_with_prefix(self, args, *rest, **kwargs):
+    env = kwargs.get("env")
+    if isinstance(args, (list, tuple)) and args and args[0] == "sh" and env and "CUDA_VISIBLE_DEVICES" in env:
+        kwargs["env"] = {**env, "WRONG_WORLD_PREFIX_CUDA_VISIBLE_DEVICES": env["CUDA_VISIBLE_DEVICES"]}
+    _popen_init(self, args, *rest, **kwargs)
+
+subprocess.Popen.__init__ = _popen_with_prefix
+''',
+)
+
+
+@GPU
+def test_loader_batches_back_on_the_cpu_turn_tensordataset_device_red(run_spec):
+    run = run_spec("tests/test_data_loader.py", "--claim", "data.tensordataset-device", "-m", "gpu",
+                   patch=BATCHES_BACK_ON_THE_CPU)
+    assert_goes_red(run, "data.tensordataset-device", "device(type='cpu'), device(type='cpu')")
+
+
+@pytest.mark.needs(gpus=2)
+def test_dataparallel_that_does_not_split_turns_dp_auto_split_red(run_spec):
+    run = run_spec("tests/test_dist_ddp.py", "--claim", "dist.dp-auto-split", "-m", "gpu",
+                   "-k", "scatters_from_wherever", patch=DATAPARALLEL_DOES_NOT_SPLIT)
+    assert_goes_red(run, "dist.dp-auto-split", "('cuda:0', 8, ")
+
+
+# min_torch 2.0: before, SyncBatchNorm without a process group raises in the DataParallel replicas
+# (get_world_size of an uninitialized default group), in the real world as in this one
+@pytest.mark.needs(gpus=2, min_torch="2.0")
+def test_syncbn_synced_across_dataparallel_replicas_turns_syncbn_with_dp_red(run_spec):
+    run = run_spec("tests/test_dist_sampler_syncbn.py", "--claim", "dist.syncbn-with-dp", "-m", "gpu",
+                   patch=SYNCBN_SYNCED_UNDER_DATAPARALLEL)
+    assert_goes_red(run, "dist.syncbn-with-dp", "not per-replica statistics")
+
+
+@pytest.mark.needs(gpus=2, processes=True)
+def test_a_buffer_broadcast_that_hits_saved_stats_turns_bn_inplace_error_red(run_spec):
+    run = run_spec("tests/test_dist_sampler_syncbn.py", "--claim", "dist.bn-inplace-error", "-m", "gpu",
+                   "-k", "inplace_error_needs_two_forwards", patch=BUFFER_BROADCAST_HITS_SAVED_STATS, timeout=300)
+    assert_goes_red(run, "dist.bn-inplace-error", "default/train_loop", "modified by an inplace operation")
+
+
+@pytest.mark.needs(gpus=1, min_torch="2.5")
+def test_a_command_line_prefix_that_beats_the_export_turns_visible_devices_priority_red(run_spec):
+    run = run_spec("tests/test_cuda_devices.py", "--claim", "cuda.visible-devices-priority", "-m", "gpu",
+                   patch=COMMAND_LINE_PREFIX_BEATS_EXPORT)
+    assert_goes_red(run, "cuda.visible-devices-priority", "device_count under the script's export: 0")
