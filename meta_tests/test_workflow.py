@@ -144,3 +144,27 @@ def test_actionlint_passes_on_the_workflow():
     out = subprocess.run([exe, "-config-file", str(ROOT / ".github" / "actionlint.yaml"), "-no-color",
                           str(WORKFLOW)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, f"actionlint found problems in {WORKFLOW.name}:\n{out.stdout}{out.stderr}"
+
+
+def _check_jsonschema() -> str | None:
+    beside = pathlib.Path(sys.executable).parent / "check-jsonschema"
+    return str(beside) if beside.exists() else shutil.which("check-jsonschema")
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["the-workflow", "a-broken-copy-is-caught"])
+def test_the_workflow_matches_githubs_workflow_schema(tmp_path, broken):
+    """Offline check beside actionlint: GitHub's workflow schema (the copy check-jsonschema ships)."""
+    exe = _check_jsonschema()
+    if exe is None:
+        pytest.skip("check-jsonschema is not installed (pip install -r requirements-matrix.txt)")
+    path = WORKFLOW
+    if broken:  # a step key GitHub does not know, and a job without runs-on
+        text = WORKFLOW.read_text(encoding="utf-8").replace("    runs-on: ubuntu-24.04\n", "    runs-onn: ubuntu-24.04\n", 1)
+        path = tmp_path / "matrix.yml"
+        path.write_text(text, encoding="utf-8")
+    out = subprocess.run([exe, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True,
+                         text=True, timeout=120)
+    if broken:
+        assert out.returncode != 0, f"a job without runs-on passed the schema check:\n{out.stdout}{out.stderr}"
+    else:
+        assert out.returncode == 0, f"{WORKFLOW.name} does not match GitHub's workflow schema:\n{out.stdout}{out.stderr}"
