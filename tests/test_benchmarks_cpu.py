@@ -19,7 +19,7 @@ import pytest
 import torch
 from torch import nn
 
-from fixtures.bench import torch_threads
+from fixtures.threads import one_thread
 
 pytestmark = [pytest.mark.benchmark, pytest.mark.needs(serial=True)]
 
@@ -57,7 +57,7 @@ def test_float32_matmul_is_faster_than_float64(bench):
     n = 192  # about 0.2 ms (float32) and 0.6 ms (float64) per product on one core
     a32, b32 = torch.randn(n, n), torch.randn(n, n)
     a64, b64 = a32.double(), b32.double()
-    with torch_threads(1):
+    with one_thread():
         result = bench.compare(
             "dtype.float-faster-than-double",
             bench.side("float64", lambda: a64 @ b64),
@@ -83,7 +83,7 @@ def test_no_grad_forward_is_faster_and_keeps_no_activations(bench, claim_figure)
         with torch.no_grad():
             return net(x)
 
-    with torch_threads(1):
+    with one_thread():
         result = bench.compare(
             "autograd.no-grad-speed-memory",
             bench.side("recording", recording),

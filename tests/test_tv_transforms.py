@@ -325,7 +325,7 @@ def test_center_and_random_resized_crops_output_the_requested_size(rgb_image, si
 
 
 @pytest.mark.claim("tv.import-utils-make-grid")
-def test_dotted_name_in_a_from_import_list_is_a_syntax_error():
+def test_dotted_name_in_a_from_import_list_does_not_parse():
     line = "from torchvision import models, transforms, utils.make_grid\n"
     with pytest.raises(SyntaxError) as info:
         compile(line, "<note 003 › 1 import>", "exec")
