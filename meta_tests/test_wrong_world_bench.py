@@ -104,9 +104,9 @@ def test_no_grad_that_records_the_graph_does_not_hold(run_spec):
     run = run_spec("--claim", "autograd.no-grad-speed-memory", "tests/test_benchmarks_cpu.py", *SERIAL,
                    patch=NO_GRAD_RECORDS)
     assert_not_holding(run, "autograd.no-grad-speed-memory", "failed")
+    # the exact memory half is checked first, so it is what catches this world, on every machine
+    # (the timing half would only see the patched side's call overhead, inconclusive or "fails" by chance)
     assert "under no_grad the forward kept" in (run.claim("autograd.no-grad-speed-memory")["reason"] or "")
-    # the timing half alone cannot tell two identical sides apart: inconclusive
-    assert figure_verdicts(run, "autograd.no-grad-speed-memory") == ["inconclusive"]
 
 
 def test_float32_matmul_routed_through_float64_does_not_hold(run_spec):
