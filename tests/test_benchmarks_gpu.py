@@ -12,7 +12,7 @@ threshold, and is inconclusive (not failed) when noise cannot decide.
 cuDNN caches the algorithm it chose per convolution shape and per deterministic/TF32 flags, but
 not per benchmark flag: in one process the side that meets a shape first decides the algorithm
 for both. The cudnn.benchmark comparison therefore runs each side in a worker process of its
-own (fixtures.bench.LineWorker: every answer under a hard timeout); pytest-benchmark times, in
+own (fixtures.procs.LineWorker: every answer under a hard timeout); pytest-benchmark times, in
 this process, each request up to the worker's synchronised answer. The changing-shapes
 comparison gives every round (warm-up included) a shape neither worker has seen, so each
 measured round pays the one-off cost the claim is about.
@@ -28,7 +28,8 @@ import pytest
 import torch
 from torch import nn
 
-from fixtures.bench import cuda_synced, line_workers
+from fixtures.bench import cuda_synced
+from fixtures.procs import line_workers
 
 pytestmark = [pytest.mark.benchmark, pytest.mark.needs(gpus=1, serial=True)]
 

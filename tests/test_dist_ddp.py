@@ -40,9 +40,9 @@ from torch import nn
 from torch.testing import assert_close
 
 from fixtures import procs
-from fixtures.bench import cuda_synced, line_workers
+from fixtures.bench import cuda_synced
 from fixtures.dist_workers.ddp_bench import mlp, training_step
-from fixtures.procs import world_section
+from fixtures.procs import line_workers, world_section
 
 LR = 0.1  # the world's SGD step
 
