@@ -186,7 +186,9 @@ def test_the_ddp_step_worker_answers_timed_steps_and_leaves_nothing_behind():
     assert procs.processes_with_token(worker.token) == []
 
 
-@pytest.mark.needs(gpus=1)
+# two GPUs: with one, ids[worker % 1] is ids[0] for every worker, and a rule that always gave
+# GPU 0 would pass too
+@pytest.mark.needs(gpus=2)
 def test_a_child_that_uses_one_gpu_sees_this_workers_gpu(monkeypatch):
     import torch
 

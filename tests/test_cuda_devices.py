@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 from fixtures import procs
+from fixtures.gpu import worker_cuda_index
 
 # torch.cuda.get_device_properties(i).uuid: added by PR pytorch#125083 (cudaDeviceProp::uuid),
 # first released in torch 2.5; torch 2.1-2.4 raise AttributeError. Evidence (the installed tox
@@ -42,13 +43,6 @@ def run_python(code: str, **env) -> dict:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"child failed ({proc.returncode}):\n{proc.stderr[-2000:]}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def worker_index() -> int:
-    """This xdist worker's GPU in this process's numbering (the current device of GPU tests)."""
-    from fixtures.needs import cuda_worker_device
-
-    return int(cuda_worker_device().split(":")[1])
 
 
 def driver_device(index: int) -> dict:
@@ -69,14 +63,6 @@ def driver_device(index: int) -> dict:
         check(lib.cuDeviceGetAttribute(ctypes.byref(value), attribute, dev), "cuDeviceGetAttribute")
         cc.append(value.value)
     return {"name": name.value.decode(), "capability": tuple(cc)}
-
-
-def visible_ids() -> list:
-    """The device ids this process sees, as CUDA_VISIBLE_DEVICES would name them."""
-    outer = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if outer is not None:
-        return [i.strip() for i in outer.split(",") if i.strip()][: torch.cuda.device_count()]
-    return [str(i) for i in range(torch.cuda.device_count())]
 
 
 def uuid_of(index: int) -> str:
@@ -100,7 +86,7 @@ CHILD_SETS_VISIBLE_THEN_USES_CUDA = """
 def test_visible_devices_set_in_code_before_cuda_starts_restricts_the_process():
     mine = procs.worker_gpus(1)  # this worker's GPU, as CUDA_VISIBLE_DEVICES names it
     one = run_python(CHILD_SETS_VISIBLE_THEN_USES_CUDA.format(value=mine))
-    assert one["count"] == 1 and one["uuids"] == [uuid_of(worker_index())], one
+    assert one["count"] == 1 and one["uuids"] == [uuid_of(worker_cuda_index())], one
     none = run_python(CHILD_SETS_VISIBLE_THEN_USES_CUDA.format(value=""))
     assert none == {"count": 0, "available": False, "uuids": []}, none
 
@@ -226,7 +212,7 @@ def test_explicit_cuda_index_wins_over_set_device():
 @pytest.mark.claim("cuda.visible-renumbering")
 @pytest.mark.needs(gpus=2, min_torch=DEVICE_UUID_SINCE)
 def test_visible_devices_are_renumbered_from_zero():
-    ids = visible_ids()
+    ids = procs.visible_gpu_ids()
     rotated = ids[1:] + ids[:1]  # e.g. "2,3,4,5" for the note, here the parent's list rotated by one
     child = run_python("""
         import json
@@ -273,13 +259,15 @@ def test_get_device_name_is_the_gpu_model_the_driver_reports():
 @pytest.mark.claim("cuda.version-info")
 @pytest.mark.needs(gpus=1)
 def test_cuda_and_cudnn_versions_are_those_of_the_libraries_in_use():
-    runtime = ctypes.c_int()
+    driver_version = ctypes.c_int()  # the newest CUDA the driver supports, 1000 * major + 10 * minor
     lib = ctypes.CDLL(ctypes.util.find_library("cuda") or "libcuda.so.1")
-    assert lib.cuDriverGetVersion(ctypes.byref(runtime)) == 0
-    major, minor = map(int, torch.version.cuda.split(".")[:2])
-    # torch.version.cuda is the toolkit torch was built with; the driver must support at least that
-    assert runtime.value >= 1000 * major + 10 * minor, (
-        f"driver supports CUDA {runtime.value}, torch.version.cuda = {torch.version.cuda}")
+    assert lib.cuDriverGetVersion(ctypes.byref(driver_version)) == 0
+    driver_major = driver_version.value // 1000
+    runtime_major = int(torch.version.cuda.split(".")[0])
+    # torch.version.cuda is the toolkit torch was built with; the driver must support its major
+    # version (CUDA minor-version compatibility runs a 12.x build on a 12.0 driver)
+    assert driver_major >= runtime_major, (
+        f"driver supports CUDA {driver_version.value}, torch.version.cuda = {torch.version.cuda}")
     version = torch.backends.cudnn.version()  # e.g. 91002 for cuDNN 9.10.2: the loaded library's
     x = torch.randn(1, 1, 8, 8, device="cuda")
     torch.nn.functional.conv2d(x, torch.randn(1, 1, 3, 3, device="cuda"))  # cuDNN really loads and runs
@@ -304,7 +292,8 @@ def test_is_available_is_false_and_cuda_tensors_fail_when_no_gpu_is_visible(no_g
 @pytest.mark.claim("cuda.is-available")
 @pytest.mark.needs(gpus=1)
 def test_is_available_is_true_and_cuda_tensors_work_with_a_gpu(cuda_device):
-    assert torch.cuda.is_available() and torch.cuda.device_count() >= 1
+    # needs(gpus=1) already took is_available() and device_count() >= 1 (fixtures/report.py
+    # cuda_status counts GPUs only when is_available() is True): a CUDA tensor must work
     x = torch.ones(3, device=cuda_device) * 2
     assert x.is_cuda and x.sum().item() == 6.0
 

@@ -16,7 +16,6 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
-from fixtures.needs import cuda_worker_device
 from fixtures.versions import torch_at_least
 
 # torch.load's weights_only default flipped from False to True in torch 2.6 (2.4 and 2.5
@@ -223,12 +222,11 @@ def test_plain_load_of_a_cuda_checkpoint_restores_it_on_the_gpu(cuda_checkpoint)
 
 @pytest.mark.claim("serial.map-location-cpu")
 @pytest.mark.needs(gpus=1)
-def test_a_checkpoint_saved_from_the_gpu_is_tagged_cuda_and_map_location_cpu_brings_it_to_the_cpu(tmp_path):
-    device = torch.device(cuda_worker_device())
-    model = nn.Linear(3, 2).to(device)
+def test_a_checkpoint_saved_from_the_gpu_is_tagged_cuda_and_map_location_cpu_brings_it_to_the_cpu(tmp_path, cuda_device):
+    model = nn.Linear(3, 2).to(cuda_device)
     path = tmp_path / "saved_on_gpu.pt"
     torch.save(model.state_dict(), path)
-    assert storage_locations(path) == [f"cuda:{device.index}"] * 2
+    assert storage_locations(path) == [f"cuda:{cuda_device.index}"] * 2
     state = torch.load(path, map_location="cpu")
     assert {str(t.device) for t in state.values()} == {"cpu"}, {k: t.device for k, t in state.items()}
     for key, value in model.state_dict().items():
