@@ -228,7 +228,7 @@ PIL_VALUES = [-0.5, 0.0, 0.5, 1.0, 1.5, 2.0]
 
 @pytest.mark.claim("tv.to-pil-no-clamp")
 @pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
-def test_to_pil_image_applies_no_clamp_of_its_own(claim_figure):
+def test_to_pil_image_applies_no_clamp_of_its_own(claim_figure, claim_inconclusive):
     t = torch.tensor(PIL_VALUES).reshape(1, 1, -1).expand(3, 1, -1).contiguous()
     unclamped = _pixels(T.ToPILImage()(t))[0, :, 0].tolist()
     clamped = _pixels(T.ToPILImage()(t.clamp(min=0, max=1)))[0, :, 0].tolist()
@@ -241,6 +241,10 @@ def test_to_pil_image_applies_no_clamp_of_its_own(claim_figure):
     for v, pixel in zip(PIL_VALUES, unclamped):
         if not 0 <= v <= 1:
             claim_figure(f"pixel for {v} without clamp on {platform.machine()}", pixel)
+    if bare == clamped:
+        # a saturating cast: no clamp inside ToPILImage, yet no stray pixels either
+        claim_inconclusive(f"on {platform.machine()} the uint8 cast saturates, so an unclamped tensor gives "
+                           f"the clamped pixels {clamped}: the claim's stray pixels cannot be seen here")
 
 
 # --- tv.to-tensor-layout ---------------------------------------------------------------
