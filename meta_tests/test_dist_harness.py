@@ -165,15 +165,14 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
         assert procs.processes_with_token(proc.token) == [], f"left behind by {proc.describe()}"
 
 
-DDP_WORKER = "from fixtures.dist_workers.ddp_bench import main; main()"
-
-
 @pytest.mark.slow
 def test_the_ddp_step_worker_answers_timed_steps_and_leaves_nothing_behind():
     """The DataParallel-vs-DDP benchmark's DDP side (fixtures/dist_workers/ddp_bench.py), on gloo
     with CPU tensors: ready, one answer per command, every rank swept on close."""
+    from fixtures.dist_workers import ddp_bench
+
     args = ("--port", procs.free_port(), "--width", 16, "--depth", 2, "--batch", 4, "--device", "cpu")
-    worker = procs.LineWorker("ddp-cpu", DDP_WORKER, args, timeout=60, env=procs.clean_env(OMP_NUM_THREADS="1"))
+    worker = procs.LineWorker("ddp-cpu", ddp_bench.COMMAND, args, timeout=60, env=procs.clean_env(OMP_NUM_THREADS="1"))
     try:
         worker.expect("ready", timeout=180)
         answers = [float(worker.ask("steps 3")) for _ in range(2)]

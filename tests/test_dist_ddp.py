@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import json
 import os
 import statistics
-import sys
 import threading
 
 import pytest
@@ -41,10 +39,16 @@ from torch.testing import assert_close
 
 from fixtures import procs
 from fixtures.bench import cuda_synced
+from fixtures.dist_workers.ddp_bench import COMMAND as DDP_WORKER
 from fixtures.dist_workers.ddp_bench import mlp, training_step
 from fixtures.procs import line_workers, world_section
 
 LR = 0.1  # the world's SGD step
+DDP_START_S = 240  # three torch imports, CUDA and NCCL in two ranks, DDP's buckets, warm-up steps
+DDP_ANSWER_S = 60  # one command: a few training steps
+BENCH_STEPS = 20  # training steps per timed call, on both sides
+WIDTH, DEPTH, BATCH = 1024, 6, 256  # per GPU: DDP ranks take BATCH rows each, DataParallel 2 x BATCH
+COMM_ROWS_PER_GPU = 4  # weak scaling: the same tiny compute per GPU, so the step is communication
 
 
 def t(values) -> torch.Tensor:
@@ -62,6 +66,25 @@ class Probe(nn.Module):
     def forward(self, x):
         self.seen.append((str(x.device), x.shape[0], threading.get_ident(), os.getpid()))
         return self.lin(x)
+
+
+@contextlib.contextmanager
+def ddp_world():
+    """The DDP side: a LineWorker whose two NCCL ranks answer `steps N` (ddp_bench.py), started
+    once more with a fresh port if the first one lost its port."""
+    for attempt in range(2):
+        args = ("--port", procs.free_port(), "--width", WIDTH, "--depth", DEPTH, "--batch", BATCH,
+                "--start-timeout", DDP_START_S - 10, "--answer-timeout", DDP_ANSWER_S - 10)
+        spec = (("ddp-2-gpus", DDP_WORKER, args), {"timeout": DDP_ANSWER_S, "env": procs.clean_env(gpus=2)})
+        ready = False
+        try:
+            with line_workers(spec, ready_timeout=DDP_START_S) as (worker,):
+                ready = True
+                yield worker
+                return
+        except AssertionError as e:
+            if ready or attempt or not procs.port_in_use(str(e)):
+                raise
 
 
 # --- DataParallel vs DDP ------------------------------------------------------------------
@@ -90,32 +113,6 @@ def test_dataparallel_has_only_local_devices_ddp_a_process_group(gloo_world):
     ddp = world_section(gloo_world, "ddp")
     assert len({r["pid"] for r in world_section(gloo_world, "spawn")}) == procs.WORLD_SIZE
     assert ddp[0]["after_step"] == ddp[1]["after_step"]
-
-
-DDP_WORKER = "from fixtures.dist_workers.ddp_bench import main; main()"
-DDP_START_S = 240  # three torch imports, CUDA and NCCL in two ranks, DDP's buckets, warm-up steps
-DDP_ANSWER_S = 60  # one command: a few training steps
-BENCH_STEPS = 20  # training steps per timed call, on both sides
-WIDTH, DEPTH, BATCH = 1024, 6, 256  # per GPU: DDP ranks take BATCH rows each, DataParallel 2 x BATCH
-
-
-@contextlib.contextmanager
-def ddp_world():
-    """The DDP side: a LineWorker whose two NCCL ranks answer `steps N` (ddp_bench.py), started
-    once more with a fresh port if the first one lost its port."""
-    for attempt in range(2):
-        args = ("--port", procs.free_port(), "--width", WIDTH, "--depth", DEPTH, "--batch", BATCH,
-                "--start-timeout", DDP_START_S - 10, "--answer-timeout", DDP_ANSWER_S - 10)
-        spec = (("ddp-2-gpus", DDP_WORKER, args), {"timeout": DDP_ANSWER_S, "env": procs.clean_env(gpus=2)})
-        ready = False
-        try:
-            with line_workers(spec, ready_timeout=DDP_START_S) as (worker,):
-                ready = True
-                yield worker
-                return
-        except AssertionError as e:
-            if ready or attempt or not ("EADDRINUSE" in str(e) or "ddress already in use" in str(e)):
-                raise
 
 
 @pytest.mark.claim("dist.ddp-faster")
@@ -150,9 +147,6 @@ def test_ddp_steps_faster_than_dataparallel(bench):
     result.decide(f"DataParallel / DDP training-step time (2 GPUs, {DEPTH} x Linear({WIDTH}), {BATCH} rows per GPU)",
                   holds_above=1.05, fails_below=0.95,
                   ddp_ms_per_step_in_ranks=round(statistics.median(in_ranks) / BENCH_STEPS, 4))
-
-
-COMM_ROWS_PER_GPU = 4  # weak scaling: the same tiny compute per GPU, so the step is communication
 
 
 @pytest.mark.claim("dist.dp-comm-scaling")
