@@ -14,51 +14,16 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.tensors import SavedTensorBytes, storage_ptr
+
 INPLACE_ERROR = "modified by an inplace operation"
 SECOND_BACKWARD_ERROR = "Trying to backward through the graph a second time"
-
-
-def _storage_ptr(t: torch.Tensor) -> int:
-    """Address of the storage behind t (untyped_storage arrived in torch 2.0)."""
-    if hasattr(t, "untyped_storage"):
-        return t.untyped_storage().data_ptr()
-    return t.storage().data_ptr()
 
 
 def _sigmoid_graph():
     """a -> sigmoid(a); SigmoidBackward saves its *output* for the backward pass."""
     a = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
     return a, torch.sigmoid(a)
-
-
-class _SavedTensorBytes:
-    """Counts what the autograd graph keeps alive while a forward pass runs.
-
-    Tensors sharing storage with one of `exclude` (parameters, the input) are not counted:
-    they are alive anyway. What remains are the activations held only by the graph.
-    """
-
-    def __init__(self, exclude=()):
-        self.excluded = {_storage_ptr(t) for t in exclude}
-        self.count = 0
-        self.bytes = 0
-        self.storages = set()  # every saved storage, excluded ones included
-        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t)
-
-    def _pack(self, t):
-        ptr = _storage_ptr(t)
-        self.count += 1
-        if ptr not in self.excluded and ptr not in self.storages:
-            self.bytes += t.numel() * t.element_size()
-        self.storages.add(ptr)
-        return t
-
-    def __enter__(self):
-        self._hooks.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        return self._hooks.__exit__(*exc)
 
 
 def _mlp():
@@ -72,7 +37,7 @@ def _mlp():
 def test_data_is_a_detached_alias_like_detach():
     a, b = _sigmoid_graph()
     for alias in (b.data, b.detach()):
-        assert _storage_ptr(alias) == _storage_ptr(b), "alias does not share the source's storage"
+        assert storage_ptr(alias) == storage_ptr(b), "alias does not share the source's storage"
         assert alias.grad_fn is None and not alias.requires_grad
 
 
@@ -254,7 +219,7 @@ def test_no_grad_records_nothing_and_restores_grad_mode():
     with torch.no_grad():
         assert not torch.is_grad_enabled()
         inside = layer(w * 3)
-        with _SavedTensorBytes() as saved:
+        with SavedTensorBytes() as saved:
             layer(w * 3)
     assert not inside.requires_grad and inside.grad_fn is None
     assert saved.count == 0, f"{saved.count} tensors were saved for backward under no_grad"
@@ -284,9 +249,9 @@ def test_no_grad_keeps_no_activations_alive():
     net = _mlp()
     x = torch.randn(32, 64)
     params = list(net.parameters())
-    with _SavedTensorBytes(exclude=params + [x]) as with_grad:
+    with SavedTensorBytes(exclude=params + [x]) as with_grad:
         out = net(x)
-    with torch.no_grad(), _SavedTensorBytes(exclude=params + [x]) as without_grad:
+    with torch.no_grad(), SavedTensorBytes(exclude=params + [x]) as without_grad:
         net(x)
     # six Linear+Tanh blocks keep at least one 32x64 float32 activation each alive
     assert with_grad.bytes >= 6 * 32 * 64 * 4, f"graph keeps {with_grad.bytes} bytes of activations"
@@ -354,10 +319,10 @@ def test_frozen_weight_still_takes_part_in_backward_but_step_leaves_it_unchanged
 
     frozen = net[2].weight
     frozen.requires_grad = False
-    with _SavedTensorBytes() as saved:
+    with SavedTensorBytes() as saved:
         out = net(x)
     # the forward pass recorded the frozen weight: the first layer's gradient needs it
-    assert _storage_ptr(frozen) in saved.storages, "the frozen weight was not saved for backward"
+    assert storage_ptr(frozen) in saved.storages, "the frozen weight was not saved for backward"
     out.sum().backward()
     reference(x).sum().backward()
     assert_close(net[0].weight.grad, reference[0].weight.grad)  # flows *through* the frozen layer
@@ -373,18 +338,18 @@ def test_frozen_weight_still_takes_part_in_backward_but_step_leaves_it_unchanged
 def test_a_frozen_first_layer_records_nothing_for_the_backward_pass():
     net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
     x = torch.randn(5, 4)
-    with _SavedTensorBytes() as trainable:
+    with SavedTensorBytes() as trainable:
         hidden = net[1](net[0](x))
     # control: a trainable first layer is recorded and saves its input for the weight's gradient
-    assert hidden.grad_fn is not None and _storage_ptr(x) in trainable.storages
+    assert hidden.grad_fn is not None and storage_ptr(x) in trainable.storages
 
     net[0].requires_grad_(False)  # nothing before or in the first layer requires grad now
-    with _SavedTensorBytes() as saved:
+    with SavedTensorBytes() as saved:
         hidden = net[1](net[0](x))
         out = net[2](hidden)
     assert hidden.grad_fn is None and not hidden.requires_grad, "the frozen layer's output was recorded"
     for name, t in (("input", x), ("frozen weight", net[0].weight), ("frozen bias", net[0].bias)):
-        assert _storage_ptr(t) not in saved.storages, f"the {name} of the frozen layer was saved for backward"
+        assert storage_ptr(t) not in saved.storages, f"the {name} of the frozen layer was saved for backward"
     out.sum().backward()
     assert net[0].weight.grad is None and net[2].weight.grad is not None
 

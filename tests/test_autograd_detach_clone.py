@@ -13,9 +13,7 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
-
-def storage_ptr(t):
-    return t.untyped_storage().data_ptr() if hasattr(t, "untyped_storage") else t.storage().data_ptr()
+from fixtures.tensors import storage_ptr
 
 
 def source(device):

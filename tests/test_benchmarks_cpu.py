@@ -19,34 +19,10 @@ import pytest
 import torch
 from torch import nn
 
+from fixtures.tensors import SavedTensorBytes
 from fixtures.threads import one_thread
 
 pytestmark = [pytest.mark.benchmark, pytest.mark.needs(serial=True)]
-
-
-def storage_ptr(t: torch.Tensor) -> int:
-    """Address of the storage behind t (untyped_storage arrived in torch 2.0)."""
-    return t.untyped_storage().data_ptr() if hasattr(t, "untyped_storage") else t.storage().data_ptr()
-
-
-def saved_activation_bytes(forward, exclude) -> int:
-    """Bytes of the tensors autograd saves for backward while forward() runs, counting each
-    storage once and leaving out the storages of `exclude` (parameters, input: alive anyway)."""
-    skip = {storage_ptr(t) for t in exclude}
-    seen = set()
-    total = 0
-
-    def pack(t):
-        nonlocal total
-        ptr = storage_ptr(t)
-        if ptr not in skip and ptr not in seen:
-            seen.add(ptr)
-            total += t.numel() * t.element_size()
-        return t
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        forward()
-    return total
 
 
 # --- dtype.float-faster-than-double -------------------------------------------------------
@@ -85,8 +61,12 @@ def test_no_grad_forward_is_faster_and_keeps_no_activations(bench, claim_figure)
 
     # the memory half is exact, so it is checked before the timing half
     exclude = list(net.parameters()) + [x]
-    kept = saved_activation_bytes(recording, exclude)
-    kept_no_grad = saved_activation_bytes(not_recording, exclude)
+    with SavedTensorBytes(exclude) as saved:
+        recording()
+    kept = saved.bytes
+    with SavedTensorBytes(exclude) as saved_no_grad:
+        not_recording()
+    kept_no_grad = saved_no_grad.bytes
     claim_figure("activation bytes the graph keeps for backward (recording forward)", kept, unit="bytes",
                  under_no_grad=kept_no_grad)
     # each of the six blocks keeps at least one 32x64 float32 activation for backward

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fixtures.tensors import storage_ptr
 from fixtures.versions import torch_at_least
 
 # PyTorch 2.1 deprecated torch.set_default_tensor_type (UserWarning pointing to
@@ -26,11 +27,6 @@ from fixtures.versions import torch_at_least
 DEFAULT_TENSOR_TYPE_DEPRECATED = "2.1"
 
 SPACE = settings(max_examples=25)
-
-
-def storage_ptr(t):
-    """Address of the memory block behind a tensor (untyped_storage appeared in 2.0)."""
-    return t.untyped_storage().data_ptr() if hasattr(t, "untyped_storage") else t.storage().data_ptr()
 
 
 def array_ptr(a):
