@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
+import sys
 import warnings
 
 import pytest
@@ -47,6 +49,15 @@ NOTE_HELP_OPTIONS = ["-h", "--nnodes", "--node_rank", "--nproc_per_node", "--mas
                      "--use_env", "-m", "--no_python"]
 OMP_NOTICE = "Setting OMP_NUM_THREADS environment variable for each process to be 1"
 LAUNCHER_VARS = ["MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK"]  # what the note's launcher sets
+# what the launcher makes of --nproc_per_node 3 and --nproc_per_node gpu, as `result`
+NPROC_GPU_VALUE = """
+from torch.distributed import run
+try:
+    gpu = run.determine_local_world_size("gpu")
+except ValueError as e:
+    gpu = f"ValueError: {e}"
+result = {"number": run.determine_local_world_size("3"), "gpu": gpu}
+"""
 
 
 def master_port_is_automatic() -> bool:
@@ -162,6 +173,14 @@ def run_launch_main(argv: list[str]):
     return code, out.getvalue(), caught
 
 
+def nproc_values(env: dict, folder) -> dict:
+    """NPROC_GPU_VALUE's result in a child process with env (the procs harness: hard timeout, no leftovers)."""
+    code = NPROC_GPU_VALUE + "import json\nprint(json.dumps(result))\n"
+    proc = procs.run("nproc", [sys.executable, "-c", code], env=env, folder=folder, timeout=120)
+    assert proc.ok, proc.describe()
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 # --- world size, rank, local rank --------------------------------------------------------
 
 
@@ -269,40 +288,19 @@ def test_nproc_per_node_is_the_number_of_processes_whatever_the_gpus(nodes):
         assert {r["env"]["LOCAL_WORLD_SIZE"] for r in recs} == {str(NPROC)}
 
 
-NPROC_GPU_VALUE = """
-import json
-from torch.distributed import run
-try:
-    gpu = run.determine_local_world_size("gpu")
-except ValueError as e:
-    gpu = f"ValueError: {e}"
-print(json.dumps({"number": run.determine_local_world_size("3"), "gpu": gpu}))
-"""
-
-
-def nproc_values(env: dict) -> dict:
-    import json
-    import subprocess
-    import sys
-
-    proc = subprocess.run([sys.executable, "-c", NPROC_GPU_VALUE], env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
 @pytest.mark.claim("dist.launch-nproc-gpus")
-def test_only_the_special_value_gpu_means_one_process_per_gpu():
+def test_only_the_special_value_gpu_means_one_process_per_gpu(no_gpu_python):
     # a launcher process that sees no GPU, whatever this machine has
-    got = nproc_values(procs.clean_env(CUDA_VISIBLE_DEVICES=""))
+    got = no_gpu_python(NPROC_GPU_VALUE)
     assert got["number"] == 3, got
     assert "Cuda is not available" in str(got["gpu"]), got
 
 
 @pytest.mark.claim("dist.launch-nproc-gpus")
 @pytest.mark.needs(gpus=1)
-def test_the_special_value_gpu_counts_the_visible_gpus():
-    assert nproc_values(procs.clean_env(gpus=1)) == {"number": 3, "gpu": 1}
-    assert nproc_values(procs.clean_env()) == {"number": 3, "gpu": gpu_count()}
+def test_the_special_value_gpu_counts_the_visible_gpus(tmp_path):
+    assert nproc_values(procs.clean_env(gpus=1), tmp_path / "one") == {"number": 3, "gpu": 1}
+    assert nproc_values(procs.clean_env(), tmp_path / "all") == {"number": 3, "gpu": gpu_count()}
 
 
 @pytest.mark.claim("dist.launch-master-defaults")
