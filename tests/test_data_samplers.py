@@ -26,18 +26,14 @@ from torch.utils.data import (
 )
 from torch.utils.data.distributed import DistributedSampler
 
+from fixtures.signatures import signature_parameters
+
 BUILTIN_SAMPLERS = [SequentialSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler, BatchSampler,
                     DistributedSampler]
 
 
 def _gen(seed=0):
     return torch.Generator().manual_seed(seed)
-
-
-def _params(cls):
-    """[(name, default)] of a sampler's constructor, self excluded."""
-    sig = inspect.signature(cls.__init__)
-    return [(p.name, p.default) for p in list(sig.parameters.values())[1:]]
 
 
 EMPTY = inspect.Parameter.empty  # a parameter without a default
@@ -72,7 +68,7 @@ def test_a_sampler_need_not_inherit_anything_any_iterable_of_indices_works():
 
 @pytest.mark.claim("data.sequential-sampler")
 def test_sequential_sampler_signature_is_exactly_data_source():
-    assert _params(SequentialSampler) == [("data_source", EMPTY)]
+    assert signature_parameters(SequentialSampler.__init__) == [("data_source", EMPTY)]
 
 
 @pytest.mark.claim("data.sequential-sampler")
@@ -90,7 +86,7 @@ def test_sequential_sampler_yields_0_to_len_minus_1_every_time(n):
 
 @pytest.mark.claim("data.random-sampler-signature")
 def test_random_sampler_signature_has_the_three_named_parameters_plus_generator():
-    params = _params(RandomSampler)
+    params = signature_parameters(RandomSampler.__init__)
     assert params[:3] == [("data_source", EMPTY), ("replacement", False), ("num_samples", None)], params
     assert params[3:] == [("generator", None)], f"parameters after the note's three: {params[3:]}"
 
@@ -135,7 +131,7 @@ def test_random_sampler_with_replacement_draws_independently():
 
 @pytest.mark.claim("data.subset-random-sampler")
 def test_subset_random_sampler_signature_has_a_generator_beside_indices():
-    params = _params(SubsetRandomSampler)
+    params = signature_parameters(SubsetRandomSampler.__init__)
     assert params == [("indices", EMPTY), ("generator", None)], f"SubsetRandomSampler{params}"
 
 
@@ -167,7 +163,7 @@ def test_subset_random_sampler_over_a_loader_never_reaches_the_other_samples():
 
 @pytest.mark.claim("data.weighted-random-sampler")
 def test_weighted_sampler_signature_is_the_notes_three_plus_generator():
-    params = _params(WeightedRandomSampler)
+    params = signature_parameters(WeightedRandomSampler.__init__)
     assert params[:3] == [("weights", EMPTY), ("num_samples", EMPTY), ("replacement", True)], params
     assert params[3:] == [("generator", None)], f"parameters after the note's three: {params[3:]}"
 
@@ -200,7 +196,7 @@ def test_weighted_sampler_without_replacement_never_repeats():
 
 @pytest.mark.claim("data.batch-sampler")
 def test_batch_sampler_signature_is_exactly_the_three_required_parameters():
-    params = _params(BatchSampler)
+    params = signature_parameters(BatchSampler.__init__)
     assert params == [("sampler", EMPTY), ("batch_size", EMPTY), ("drop_last", EMPTY)], f"BatchSampler{params}"
 
 

@@ -26,6 +26,7 @@ from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
 from fixtures.procs import WORLD_SIZE, world_section
+from fixtures.signatures import parameters_without_self, signature_parameters
 from fixtures.versions import torch_at_least
 
 # torch 2.0 (PR pytorch#89706): SyncBatchNorm outside an initialized process group falls back
@@ -52,8 +53,7 @@ def local_bn(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 
 def init_params(cls) -> list:
     """(name, default) of a constructor's parameters after self; None where there is no default."""
-    params = list(inspect.signature(cls.__init__).parameters.items())[1:]
-    return [(n, None if p.default is inspect.Parameter.empty else p.default) for n, p in params]
+    return [(n, None if d is inspect.Parameter.empty else d) for n, d in signature_parameters(cls.__init__)]
 
 
 # --- DistributedSampler ---------------------------------------------------------------------
@@ -199,7 +199,7 @@ SYNCBN_EXTRA_PARAMS = [("process_group", None), ("device", None), ("dtype", None
 def test_syncbn_constructor_has_more_parameters_than_the_notes_call():
     # the one signature rule: exactly the note's parameters, no more, no fewer; here there are more
     params = init_params(nn.SyncBatchNorm)
-    kinds = {n: p.kind for n, p in list(inspect.signature(nn.SyncBatchNorm.__init__).parameters.items())[1:]}
+    kinds = {p.name: p.kind for p in parameters_without_self(nn.SyncBatchNorm.__init__)}
     positional = [(n, d) for n, d in params if kinds[n] != inspect.Parameter.KEYWORD_ONLY]
     keyword_only = [n for n, _ in params if kinds[n] == inspect.Parameter.KEYWORD_ONLY]
     assert params != NOTE_SYNCBN_PARAMS, f"the constructor is exactly the note's: {params}"

@@ -13,6 +13,8 @@ import pytest
 import torch
 from torch.testing import assert_close
 
+from fixtures.signatures import signature_parameters
+
 pytestmark = pytest.mark.needs(libs=["fast_transformers"])
 
 N, L, S, H, D = 3, 5, 4, 2, 4  # batch, sequence, memory length, heads, per-head dims
@@ -27,11 +29,6 @@ BUILDER_KWARGS = dict(  # the note's from_kwargs call, with small sizes
     dropout=0.1,
     attention_type="causal-linear",
 )
-
-
-def params(fn):
-    """Parameter names and defaults, without self: [('x', <empty>), ('state', None), ...]."""
-    return [(p.name, p.default) for p in inspect.signature(fn).parameters.values() if p.name != "self"]
 
 
 EMPTY = inspect.Parameter.empty
@@ -55,7 +52,7 @@ def full_attention_layer():
 def test_encoder_layer_signature_has_no_n_heads():
     from fast_transformers.transformers import TransformerEncoderLayer
 
-    assert params(TransformerEncoderLayer.__init__) == [
+    assert signature_parameters(TransformerEncoderLayer.__init__) == [
         ("attention", EMPTY),
         ("d_model", EMPTY),
         ("d_ff", None),
@@ -63,7 +60,9 @@ def test_encoder_layer_signature_has_no_n_heads():
         ("activation", "relu"),
         ("event_dispatcher", ""),
     ]
-    assert params(TransformerEncoderLayer.forward) == [("x", EMPTY), ("attn_mask", None), ("length_mask", None)]
+    assert signature_parameters(TransformerEncoderLayer.forward) == [
+        ("x", EMPTY), ("attn_mask", None), ("length_mask", None),
+    ]
 
 
 @pytest.mark.claim("lib.ft-encoder-layer")
@@ -102,7 +101,7 @@ def test_encoder_layer_input_is_batch_first_n_l_e():
 def test_decoder_layer_signature_has_event_dispatcher_beyond_the_note():
     from fast_transformers.transformers import TransformerDecoderLayer
 
-    got = params(TransformerDecoderLayer.__init__)
+    got = signature_parameters(TransformerDecoderLayer.__init__)
     assert got == [
         ("self_attention", EMPTY),
         ("cross_attention", EMPTY),
@@ -112,7 +111,7 @@ def test_decoder_layer_signature_has_event_dispatcher_beyond_the_note():
         ("activation", "relu"),
         ("event_dispatcher", ""),  # the note leaves this one out
     ], f"TransformerDecoderLayer{got}"
-    assert params(TransformerDecoderLayer.forward) == [
+    assert signature_parameters(TransformerDecoderLayer.forward) == [
         ("x", EMPTY),
         ("memory", EMPTY),
         ("x_mask", None),
@@ -145,7 +144,7 @@ def test_decoder_layer_takes_x_n_l_e_and_memory_n_lprime_e():
 def test_recurrent_encoder_layer_signature():
     from fast_transformers.recurrent.transformers import RecurrentTransformerEncoderLayer
 
-    assert params(RecurrentTransformerEncoderLayer.__init__) == [
+    assert signature_parameters(RecurrentTransformerEncoderLayer.__init__) == [
         ("attention", EMPTY),
         ("d_model", EMPTY),
         ("d_ff", None),
@@ -154,7 +153,7 @@ def test_recurrent_encoder_layer_signature():
         ("event_dispatcher", ""),
     ]
     # one parameter beyond the note's forward(x, state=None): `memory`, a deprecated alias of `state`
-    got = params(RecurrentTransformerEncoderLayer.forward)
+    got = signature_parameters(RecurrentTransformerEncoderLayer.forward)
     assert got == [("x", EMPTY), ("state", None), ("memory", None)], f"forward{got}"
 
 
@@ -182,13 +181,13 @@ def test_recurrent_encoder_layer_steps_one_element_and_matches_the_causal_layer(
 def test_recurrent_decoder_layer_signature():
     from fast_transformers.recurrent.transformers import RecurrentTransformerDecoderLayer
 
-    assert params(RecurrentTransformerDecoderLayer.forward) == [
+    assert signature_parameters(RecurrentTransformerDecoderLayer.forward) == [
         ("x", EMPTY),
         ("memory", EMPTY),
         ("memory_length_mask", None),
         ("state", None),
     ]
-    got = params(RecurrentTransformerDecoderLayer.__init__)
+    got = signature_parameters(RecurrentTransformerDecoderLayer.__init__)
     assert got == [
         ("self_attention", EMPTY),
         ("cross_attention", EMPTY),
@@ -302,9 +301,9 @@ def test_causal_linear_encoder_needs_an_explicit_triangular_mask():
 def test_mask_signatures_match_the_note():
     from fast_transformers.masking import FullMask, LengthMask, TriangularCausalMask
 
-    assert params(FullMask.__init__) == [("mask", None), ("N", None), ("M", None), ("device", "cpu")]
-    assert params(LengthMask.__init__) == [("lengths", EMPTY), ("max_len", None), ("device", None)]
-    assert params(TriangularCausalMask.__init__) == [("N", EMPTY), ("device", "cpu")]
+    assert signature_parameters(FullMask.__init__) == [("mask", None), ("N", None), ("M", None), ("device", "cpu")]
+    assert signature_parameters(LengthMask.__init__) == [("lengths", EMPTY), ("max_len", None), ("device", None)]
+    assert signature_parameters(TriangularCausalMask.__init__) == [("N", EMPTY), ("device", "cpu")]
 
 
 @pytest.mark.claim("lib.ft-masks")

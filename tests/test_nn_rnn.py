@@ -11,6 +11,8 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.signatures import parameters_without_self
+
 T, N, IN, HID = 6, 3, 4, 5  # time steps, batch, input features, hidden size
 
 _REQUIRED = inspect.Parameter.empty
@@ -27,9 +29,9 @@ def lstm_constructor_parameters():
     nn.LSTM.__init__ is (*args, **kwargs) handed on to RNNBase.__init__(mode, ...), so the
     real parameter list is RNNBase's without self and mode.
     """
-    params = list(inspect.signature(nn.LSTM.__init__).parameters.values())[1:]
+    params = parameters_without_self(nn.LSTM.__init__)
     if [p.kind for p in params] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
-        params = list(inspect.signature(nn.RNNBase.__init__).parameters.values())[2:]
+        params = parameters_without_self(nn.RNNBase.__init__)[1:]  # without mode
     return [(p.name, p.default) for p in params]
 
 
