@@ -9,7 +9,6 @@ with a control (deterministic off, benchmark on), each side in fresh processes: 
 algorithm it picked per process, so only separate runs show run-to-run differences.
 """
 import contextlib
-import hashlib
 import json
 import sys
 
