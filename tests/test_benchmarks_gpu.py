@@ -22,13 +22,12 @@ the TF32 side, two ways: the CUDA kernels' names (torch.profiler) and the number
 matches a float64 computation on inputs rounded to TF32's 10-bit mantissa far better than one
 on the exact inputs). TF32 not used is inconclusive, not failed.
 """
-import re
-
 import pytest
 import torch
 from torch import nn
 
 from fixtures.bench import cuda_synced
+from fixtures.gpu import relative_error, run_and_kernels, sm_name, tf32_hardware, used_tf32
 from fixtures.procs import line_workers
 
 pytestmark = [pytest.mark.benchmark, pytest.mark.needs(gpus=1, serial=True)]
@@ -97,14 +96,6 @@ def conv_workers(cuda_device):
         yield {"off": off, "on": on}
 
 
-def tf32_hardware():
-    return torch.cuda.get_device_capability() >= (8, 0)  # Ampere and later
-
-
-def sm():
-    return "sm_" + "".join(map(str, torch.cuda.get_device_capability()))
-
-
 # --- cudnn.benchmark-speedup ------------------------------------------------------------------
 
 
@@ -141,21 +132,7 @@ def test_cudnn_benchmark_pays_autotuning_on_every_new_input_shape(bench, conv_wo
 
 # --- cudnn.tf32-speed-precision ----------------------------------------------------------------
 
-# Kernel-name marks of TF32 tensor-core kernels (cuBLAS, cuDNN, CUTLASS): "tf32" in xmma and
-# cutlass names, Ampere's s1688 / s16816 TF32 mma tiles.
-TF32_KERNEL = re.compile(r"tf32|s1688|s16816", re.IGNORECASE)
 TF32_SPEEDUP = 1.5  # "much faster": the whole noise band at least 1.5x
-
-
-def kernels_of(fn):
-    """Names of the CUDA kernels fn() launches (torch.profiler)."""
-    from torch.profiler import ProfilerActivity, profile
-
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return sorted({e.key for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA})
 
 
 def tf32_rounded(t, nearest):
@@ -164,10 +141,6 @@ def tf32_rounded(t, nearest):
     if nearest:
         bits = bits + 0x1000
     return (bits & -0x2000).view(torch.float32)
-
-
-def relative_error(result, reference):
-    return ((result.double() - reference).norm() / reference.norm()).item()
 
 
 def tf32_evidence(compute, *inputs):
@@ -187,14 +160,14 @@ def decide_tf32(bench, sides, compute, inputs, sample, group, figure):
     for name in ("fp32", "tf32"):
         sides[name].setup()
         evidence[name] = tf32_evidence(compute, *sample)
-        kernels[name] = kernels_of(lambda: compute(*inputs))
-    by_name = {name: any(TF32_KERNEL.search(k) for k in kernels[name]) for name in kernels}
+        _, kernels[name] = run_and_kernels(lambda: compute(*inputs))
+    by_name = {name: used_tf32(kernels[name]) for name in kernels}
     by_numbers = {name: e["error_vs_tf32_inputs"] < e["error"] / 4 for name, e in evidence.items()}
     extra = {"kernels": kernels, "tf32_error": float(f"{evidence['tf32']['error']:.3g}"),
              "fp32_error": float(f"{evidence['fp32']['error']:.3g}"),
              "tf32_by_kernel_name": by_name, "tf32_by_numbers": by_numbers}
     if not tf32_hardware():
-        return result.inconclusive(figure, f"GPU {sm()} has no TF32 units", **extra)
+        return result.inconclusive(figure, f"GPU {sm_name()} has no TF32 units", **extra)
     if not (by_name["tf32"] or by_numbers["tf32"]):
         return result.inconclusive(figure, f"TF32 was allowed but not used (kernels {kernels['tf32']}, "
                                            f"errors {evidence['tf32']})", **extra)

@@ -24,10 +24,11 @@ import re
 import pytest
 import torch
 
+from fixtures.gpu import relative_error, run_and_kernels, sm_name, tf32_hardware, used_tf32
+from fixtures.state_guard import FP32_PRECISION_API_SINCE  # torch 2.9 release: torch.backends.*.fp32_precision
 from fixtures.versions import torch_at_least
 
 MATMUL_TF32_OFF_SINCE = "1.12"  # torch 1.12 release: matmul.allow_tf32 default True -> False
-FP32_PRECISION_API_SINCE = "2.9"  # torch 2.9 release: torch.backends.*.fp32_precision
 
 
 @contextlib.contextmanager
@@ -41,35 +42,7 @@ def float32_matmul_precision(value):
         torch.set_float32_matmul_precision(before)
 
 
-def relative_error(result, reference):
-    """||result - reference|| / ||reference||, computed in float64."""
-    return ((result.double() - reference).norm() / reference.norm()).item()
-
-
-def tf32_hardware(device) -> bool:
-    return torch.cuda.get_device_capability(device) >= (8, 0)  # Ampere and later
-
-
-# Kernel-name marks of TF32 tensor-core GEMM/conv kernels (cuBLAS, cuDNN, CUTLASS): "tf32" in
-# Hopper/Ampere xmma and cutlass names, and Ampere's s1688/s16816 TF32 mma tiles.
-TF32_KERNEL = re.compile(r"tf32|s1688|s16816", re.IGNORECASE)
 FFT_OR_WINOGRAD_KERNEL = re.compile(r"fft|winograd", re.IGNORECASE)
-
-
-def run_and_kernels(fn):
-    """(fn()'s result, names of the CUDA kernels it launched), measured with torch.profiler."""
-    from torch.profiler import ProfilerActivity, profile
-
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        result = fn()
-        torch.cuda.synchronize()
-    names = sorted({e.name for e in prof.events() if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA})
-    return result, names
-
-
-def used_tf32(names) -> bool:
-    return any(TF32_KERNEL.search(n) for n in names)
 
 
 # --- cudnn.benchmark-default ------------------------------------------------------------
@@ -150,7 +123,7 @@ def assert_tf32_error_scale(errors, kernels, device, claim_inconclusive, *, tf32
     seen = f"errors {errors}; kernels with TF32 allowed {kernels[True]}, with TF32 off {kernels[False]}"
     if not tf32_hardware(device):
         assert errors[True] < 1e-4, f"no TF32 units, yet the flag cost precision: {seen}"
-        claim_inconclusive(f"GPU sm_{''.join(map(str, torch.cuda.get_device_capability()))} has no TF32 units")
+        claim_inconclusive(f"GPU {sm_name()} has no TF32 units")
         return
     assert not used_tf32(kernels[False]), f"TF32 is off, yet a TF32 kernel ran: {seen}"
     tf32_ran = used_tf32(kernels[True])
@@ -160,8 +133,8 @@ def assert_tf32_error_scale(errors, kernels, device, claim_inconclusive, *, tf32
         if tf32_may_be_declined:
             claim_inconclusive(f"TF32 was allowed but not used (no TF32 kernel, float32-sized error): {seen}")
             return
-        pytest.fail(f"TF32 allowed on sm_{''.join(map(str, torch.cuda.get_device_capability()))}, yet no "
-                    f"TF32 kernel ran and the error stayed at float32 size: {seen}", pytrace=False)
+        pytest.fail(f"TF32 allowed on {sm_name()}, yet no TF32 kernel ran and the error stayed at float32 "
+                    f"size: {seen}", pytrace=False)
     assert tf32_scale, f"TF32 relative error {errors[True]:.2e}, expected ~1e-3..1e-4: {seen}"
     if errors[False] >= errors[True] / 100 and any(FFT_OR_WINOGRAD_KERNEL.search(n) for n in kernels[False]):
         claim_inconclusive(f"the float32 side ran an FFT/Winograd kernel, whose own error "
