@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import socket
 import sys
 import time
@@ -168,18 +169,21 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
 @pytest.mark.slow
 def test_the_ddp_step_worker_answers_timed_steps_and_leaves_nothing_behind():
     """The DataParallel-vs-DDP benchmark's DDP side (fixtures/dist_workers/ddp_bench.py), on gloo
-    with CPU tensors: ready, one answer per command, every rank swept on close."""
+    with CPU tensors and three ranks (--world, as the DDP half of dist.dp-comm-scaling uses it):
+    ready, one answer per command, every rank swept on close."""
     from fixtures.dist_workers import ddp_bench
 
-    args = ("--port", procs.free_port(), "--width", 16, "--depth", 2, "--batch", 4, "--device", "cpu")
+    args = ("--port", procs.free_port(), "--width", 16, "--depth", 2, "--batch", 4, "--world", 3, "--device", "cpu")
     worker = procs.LineWorker("ddp-cpu", ddp_bench.COMMAND, args, timeout=60, env=procs.clean_env(OMP_NUM_THREADS="1"))
     try:
         worker.expect("ready", timeout=180)
         answers = [float(worker.ask("steps 3")) for _ in range(2)]
         assert all(0 < ms < 60_000 for ms in answers), answers
         assert worker.ask("jump").startswith("unknown command"), "an unknown command is answered, not ignored"
-        ranks = [pid for pid in procs.processes_with_token(worker.token) if pid != worker.proc.pid]
-        assert len(ranks) >= 2, f"the driver and its two ranks carry the token: {ranks}"
+        # the ranks are multiprocessing's spawn children (not its resource tracker)
+        ranks = [pid for pid in procs.processes_with_token(worker.token)
+                 if b"spawn_main" in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert len(ranks) == 3, f"three ranks carry the token, found {ranks}"
     finally:
         worker.close()
     assert procs.processes_with_token(worker.token) == []
