@@ -8,18 +8,29 @@ nothing.
 
 Without a test path among the arguments, the run collects only the spec files that mention
 one of the `--claim` IDs: it imports only what it needs and is not disturbed by other files.
+
+Patches that must reach the Python processes the spec starts (launchers, spawn workers, the
+benchmark workers) are built with `site_wide` (code run at start-up in every child) or
+`wrong_world` (a torch module patched right after a child first imports it). World code that
+more than one meta test file uses lives in worlds.py.
+
+Also here, for the meta tests that read the project rather than run it: ROOT, and the torch
+environments of tox.ini with the release each promises (`tox_torch_envs`, `tox_torch_releases`).
 """
 from __future__ import annotations
 
+import configparser
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+TOX_INI = ROOT / "tox.ini"
 
 
 @dataclass
@@ -54,6 +65,11 @@ def claim_files(args) -> list[str]:
     return files
 
 
+def claim_args(*ids: str) -> list[str]:
+    """`--claim ID` for each ID, as run_spec takes them."""
+    return [arg for cid in ids for arg in ("--claim", cid)]
+
+
 def make_runner(tmp_path: pathlib.Path):
     """run(*pytest_args, patch=None, timeout=120) -> SpecRun, run from the project root."""
 
@@ -85,3 +101,139 @@ def assert_goes_red(run: SpecRun, cid: str, *fragments: str) -> None:
     assert run.returncode == 1, f"pytest exit status {run.returncode}, expected 1 (tests failed)"
     for fragment in fragments:
         assert fragment in (claim["reason"] or ""), f"{cid} failed for another reason: {claim['reason']}"
+
+
+def figure_verdicts(run: SpecRun, cid: str) -> list:
+    """The verdicts of the claim's timing comparisons (its figures with a `ratio_of`)."""
+    return [f.get("verdict") for f in run.claim(cid).get("figures", []) if "ratio_of" in f]
+
+
+def assert_not_holding(run: SpecRun, cid: str, *allowed: str) -> None:
+    """A benchmark claim's verdict in the wrong world is one of `allowed`, and none of its timing
+    comparisons held: where the stated speed-up is absent, its benchmark must not find one."""
+    __tracebackhide__ = True
+    claim = run.claim(cid)
+    assert claim["verdict"] in allowed, (
+        f"{cid} is {claim['verdict']!r} in the wrong world, expected one of {allowed}: its benchmark checks "
+        f"nothing.\n{claim.get('reason')}\n{run.output[-2000:]}"
+    )
+    assert "holds" not in figure_verdicts(run, cid), f"{cid}: a timing comparison held in the wrong world: {claim}"
+
+
+# --- patches that reach every Python process the spec starts
+#
+# Launches and spawn worlds run in child processes, so patching torch in the pytest process is not
+# enough: the patch plugin also writes a sitecustomize.py (under the runner's tmp_path, beside the
+# plugin) that every child Python imports at start-up: PYTHONPATH is inherited through the
+# launchers.
+
+PLUGIN = '''
+import os
+import pathlib
+
+_site = pathlib.Path(__file__).resolve().parent / "site"
+_site.mkdir(exist_ok=True)
+(_site / "sitecustomize.py").write_text({site!r})
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_site), os.environ.get("PYTHONPATH")]))
+{in_process}
+'''
+
+# Installs an import hook that patches one torch module right after that module is first imported
+# (torch itself is not imported early: the torch-free workers stay torch-free).
+SITE_HOOK = '''
+import importlib.abc
+import importlib.util
+import sys
+
+TARGET = {target!r}
+
+
+def patch(module):
+{body}
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != TARGET:
+            return None
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        exec_module = spec.loader.exec_module
+
+        def exec_and_patch(module):
+            exec_module(module)
+            patch(module)
+
+        spec.loader.exec_module = exec_and_patch
+        return spec
+
+
+sys.meta_path.insert(0, _AfterImport())
+'''
+
+
+def site_wide(site: str, in_process: str = "") -> str:
+    """Plugin code: `site` runs at start-up in every Python process the spec starts (and
+    in_process runs here, in the pytest process)."""
+    return PLUGIN.format(site=textwrap.dedent(site), in_process=textwrap.dedent(in_process))
+
+
+def wrong_world(target: str, body: str, in_process: str = "") -> str:
+    """Plugin code: patch `target` in every child process (and run in_process here too). `body`
+    is the body of patch(module), which runs right after `target` is first imported there."""
+    indented = "\n".join("    " + line for line in body.strip().splitlines())
+    return site_wide(SITE_HOOK.format(target=target, body=indented), in_process)
+
+
+# --- tox.ini's torch environments
+
+TORCH_ENV = re.compile(r"^torch\d+\.\d+$")
+
+
+def _split(value: str) -> list[str]:
+    return [v.strip() for v in re.split(r"[,\n]", value) if v.strip()]
+
+
+def _tox(text: str | None) -> tuple[configparser.ConfigParser, dict[str, list[str]]]:
+    """tox.ini (its text, or the project's file) parsed, and its labels."""
+    ini = configparser.ConfigParser(interpolation=None)
+    ini.read_string(TOX_INI.read_text(encoding="utf-8") if text is None else text)
+    labels = {}
+    for line in ini["tox"]["labels"].splitlines():
+        if "=" in line:
+            name, envs = line.split("=", 1)
+            labels[name.strip()] = _split(envs)
+    return ini, labels
+
+
+def tox_torch_envs(text: str | None = None) -> dict[str, list[str]]:
+    """The torch environments tox.ini names, by where it names them: the `matrix` label, the
+    `[testenv:matrix]` depends, and the `torchX.Y:` factors of `[testenv]` deps and set_env."""
+    ini, labels = _tox(text)
+    factors: list[str] = []
+    for key in ("deps", "set_env"):
+        for line in ini["testenv"][key].splitlines():
+            m = re.match(r"\s*(torch\d+\.\d+):", line)
+            if m and m.group(1) not in factors:
+                factors.append(m.group(1))
+    return {
+        "label matrix": [e for e in labels["matrix"] if TORCH_ENV.match(e)],
+        "[testenv:matrix] depends": _split(ini["testenv:matrix"]["depends"]),
+        "[testenv] deps/set_env factors": factors,
+        "labels versions + boundaries": labels["versions"] + labels["boundaries"],
+    }
+
+
+def tox_torch_releases(text: str | None = None) -> dict[str, str]:
+    """{torch environment: the torch release it promises} for the torch environments of tox.ini's
+    `matrix` label, in its order: the `torchX.Y: EXPECT_TORCH = V` lines of `[testenv]` set_env."""
+    ini, labels = _tox(text)
+    promised = dict(re.findall(r"^\s*(torch\d+\.\d+):\s*EXPECT_TORCH\s*=\s*(\S+)\s*$",
+                               ini["testenv"]["set_env"], re.M))
+    envs = [e for e in labels["matrix"] if TORCH_ENV.match(e)]
+    missing = [e for e in envs if e not in promised]
+    assert not missing, f"tox.ini: torch environments without an EXPECT_TORCH line: {missing}"
+    return {e: promised[e] for e in envs}

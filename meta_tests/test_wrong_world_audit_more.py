@@ -15,7 +15,7 @@ collects only the test file of its claims.
   the spec test it checks).
 """
 import pytest
-from spec_runner import assert_goes_red
+from spec_runner import assert_goes_red, claim_args
 
 # Walks the autograd graph of the tensor backward() is called on, to the leaves it will
 # write a gradient into (the AccumulateGrad nodes).
@@ -131,7 +131,7 @@ def test_samplers_with_other_signatures_turn_the_signature_claims_red(run_spec):
         "data.batch-sampler": "('drop_last', False)",
         "data.sequential-sampler": "('generator', None)",
     }
-    run = run_spec("tests/test_data_samplers.py", "-m", "cpu", *(a for c in claims for a in ("--claim", c)),
+    run = run_spec("tests/test_data_samplers.py", "-m", "cpu", *claim_args(*claims),
                    patch=SAMPLER_SIGNATURES)
     for claim, fragment in claims.items():
         assert_goes_red(run, claim, fragment)

@@ -8,6 +8,7 @@ collects only the test files of these claims.
 import pytest
 
 from spec_runner import assert_goes_red, make_runner
+from worlds import AMP_NO_BACKOFF_WORLD
 
 # Run 1: independent patches of SGD, clip_grad_norm_, kaiming_normal_, Tensor and Optimizer.
 OPTIM_AUTOGRAD_INIT_WORLD = """
@@ -124,22 +125,8 @@ def test_builtin_smoothing_as_the_notes_recipe_turns_manual_vs_builtin_red(loss_
 # AMP: a GradScaler whose scale never backs off after an inf/NaN step (the CPU GradScaler of
 # torch >= 2.3 runs the same torch._amp_update_scale_ as the CUDA one; the CUDA case of the same
 # world is in test_wrong_world_gpu.py).
-AMP_NO_BACKOFF_WORLD = """
-import torch
-
-_update = torch._amp_update_scale_
-
-
-def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
-    return _update(scale, growth_tracker, found_inf, growth_factor, 1.0, growth_interval)
-
-
-torch._amp_update_scale_ = _amp_update_scale_
-"""
-
-
 @pytest.mark.needs(min_torch="2.3")
-def test_a_cpu_scale_that_never_backs_off_turns_update_adjusts_scale_red(tmp_path):
-    run = make_runner(tmp_path)("tests/test_amp_gradscaler.py", "--claim", "amp.update-adjusts-scale", "-m", "cpu",
-                                "-p", "no:xdist", patch=AMP_NO_BACKOFF_WORLD)
+def test_a_cpu_scale_that_never_backs_off_turns_update_adjusts_scale_red(run_spec):
+    run = run_spec("tests/test_amp_gradscaler.py", "--claim", "amp.update-adjusts-scale", "-m", "cpu",
+                   "-p", "no:xdist", patch=AMP_NO_BACKOFF_WORLD)
     assert_goes_red(run, "amp.update-adjusts-scale", "expected 16 * 0.5")

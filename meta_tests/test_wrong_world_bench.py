@@ -7,7 +7,7 @@ needs. The GPU checks need a GPU, like the tests they check; here they skip with
 """
 import pytest
 
-from spec_runner import SpecRun
+from spec_runner import assert_not_holding, site_wide
 
 SERIAL = ("-p", "no:xdist")
 
@@ -64,8 +64,11 @@ _C._set_float32_matmul_precision = lambda v: _state.__setitem__("precision", v)
 type(torch.backends.cudnn).allow_tf32 = ContextProp(lambda: _state["cudnn"], lambda v: _state.__setitem__("cudnn", bool(v)))
 """
 
-# cudnn.benchmark that is remembered but never reaches cuDNN: in this process, and through a
-# sitecustomize on PYTHONPATH in every Python process the spec starts (the conv workers).
+# cudnn.benchmark that is remembered but never reaches cuDNN: in this process, and at start-up in
+# every Python process the spec starts (the conv workers). Not spec_runner.wrong_world's
+# after-import hook: torch.backends.cudnn replaces itself in sys.modules with a CudnnModule (whose
+# class holds the benchmark property) while it executes, so that hook would patch the module
+# object that import then discards.
 NEVER_AUTOTUNES = """
 import torch
 from torch.backends import ContextProp
@@ -75,29 +78,7 @@ torch._C._set_cudnn_benchmark(False)
 type(torch.backends.cudnn).benchmark = ContextProp(lambda: _state["on"], lambda v: _state.__setitem__("on", bool(v)))
 """
 
-BENCHMARK_NEVER_AUTOTUNES = NEVER_AUTOTUNES + f"""
-import os
-import tempfile
-
-_site = tempfile.mkdtemp(prefix="wrong-world-site-")
-with open(os.path.join(_site, "sitecustomize.py"), "w") as fh:
-    fh.write({NEVER_AUTOTUNES!r})
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [_site, os.environ.get("PYTHONPATH")]))
-"""
-
-
-def figure_verdicts(run: SpecRun, cid: str) -> list:
-    return [f.get("verdict") for f in run.claim(cid).get("figures", []) if "ratio_of" in f]
-
-
-def assert_not_holding(run: SpecRun, cid: str, *allowed: str) -> None:
-    __tracebackhide__ = True
-    claim = run.claim(cid)
-    assert claim["verdict"] in allowed, (
-        f"{cid} is {claim['verdict']!r} in the wrong world, expected one of {allowed}: its benchmark checks "
-        f"nothing.\n{claim.get('reason')}\n{run.output[-2000:]}"
-    )
-    assert "holds" not in figure_verdicts(run, cid), f"{cid}: a timing comparison held in the wrong world: {claim}"
+BENCHMARK_NEVER_AUTOTUNES = site_wide(NEVER_AUTOTUNES, in_process=NEVER_AUTOTUNES)
 
 
 def test_no_grad_that_records_the_graph_does_not_hold(run_spec):

@@ -3,7 +3,8 @@
 Each run patches torch into a world where a claim's stated behaviour differs and asserts that
 the claim's tests go red there, for the reason their assertions give.
 """
-from spec_runner import assert_goes_red
+from spec_runner import assert_goes_red, claim_args
+from worlds import autocast_left_in_float32
 
 # Flag defaults flipped: benchmark on, TF32 on for matmul (the pre-1.12 default), off for cuDNN.
 FLIPPED_DEFAULTS = """
@@ -15,21 +16,8 @@ torch.backends.cudnn.allow_tf32 = False
 """
 
 # CPU autocast that silently stays in float32, and a device parser that takes 'cuda:1,2' as 'cuda:1'.
-NO_CPU_AUTOCAST_LENIENT_DEVICE = """
+NO_CPU_AUTOCAST_LENIENT_DEVICE = autocast_left_in_float32("cpu") + """
 import torch
-
-_Autocast = torch.autocast
-
-
-class autocast(_Autocast):
-    def __init__(self, device_type, *args, **kwargs):
-        super().__init__(device_type, *args, **kwargs)
-        if device_type == "cpu":
-            self._enabled = False
-
-
-torch.autocast = autocast
-torch.amp.autocast = autocast
 
 _Device = torch.device
 
@@ -54,7 +42,7 @@ torch.device = device
 
 def test_flipped_flag_defaults_turn_the_cudnn_default_claims_red(run_spec):
     ids = ["cudnn.benchmark-default", "cudnn.tf32-matmul-default", "cudnn.tf32-cudnn-default"]
-    run = run_spec(*[arg for cid in ids for arg in ("--claim", cid)], "-m", "cpu", patch=FLIPPED_DEFAULTS)
+    run = run_spec(*claim_args(*ids), "-m", "cpu", patch=FLIPPED_DEFAULTS)
     assert_goes_red(run, "cudnn.benchmark-default", "expected the default False")
     assert_goes_red(run, "cudnn.tf32-matmul-default", "matmul.allow_tf32 defaults to True")
     assert_goes_red(run, "cudnn.tf32-cudnn-default", "expected the default True")

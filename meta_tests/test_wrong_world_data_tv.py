@@ -11,7 +11,7 @@ Worlds (each patch is independent of the others run with it):
 
 Each run is limited to the test files of those claims, so collection stays small.
 """
-from spec_runner import assert_goes_red
+from spec_runner import assert_goes_red, claim_args
 
 TRANSFORMS_WORLD = """
 import torchvision.transforms.functional as F
@@ -71,7 +71,7 @@ torchvision.ops.roi_pool = roi_pool
 
 def test_squaring_resize_per_image_normalize_and_3_channel_make_grid_turn_tv_claims_red(run_spec):
     claims = ["tv.resize-int", "tv.normalize-per-channel", "tv.make-grid-3ch"]
-    run = run_spec("tests/test_tv_transforms.py", "-m", "cpu", *[a for c in claims for a in ("--claim", c)],
+    run = run_spec("tests/test_tv_transforms.py", "-m", "cpu", *claim_args(*claims),
                    patch=TRANSFORMS_WORLD)
     assert_goes_red(run, "tv.resize-int", "expected (160, 96)")
     assert_goes_red(run, "tv.normalize-per-channel", "channel 1")

@@ -1,10 +1,8 @@
 """Wrong-world checks for the distributed claims.
 
 The launches and the spawn world run in child processes, so patching torch in the pytest
-process is not enough: the patch plugin also writes a sitecustomize.py that every child
-Python imports at start-up (PYTHONPATH is inherited through the launchers). It installs
-an import hook that patches one torch module right after that module is first imported
-(torch itself is not imported early: the torch-free workers stay torch-free).
+process is not enough: spec_runner.wrong_world patches one torch module right after each child
+first imports it (through a sitecustomize.py every child Python imports at start-up).
 
     launcher env without LOCAL_RANK  -> dist.launch-env-vars, dist.local-rank-meaning red
     the notes' meanings: RANK = machine index, WORLD_SIZE = number of machines
@@ -16,62 +14,11 @@ an import hook that patches one torch module right after that module is first im
 """
 from __future__ import annotations
 
-from spec_runner import assert_goes_red
+from spec_runner import assert_goes_red, wrong_world
 
 # torch/distributed/elastic/multiprocessing/subprocess_handler: where torchelastic starts
 # each worker with its environment (torch >= 2.2 layout).
 WORKER_POPEN = "torch.distributed.elastic.multiprocessing.subprocess_handler.subprocess_handler"
-
-SITE_HOOK = '''
-import importlib.abc
-import importlib.util
-import sys
-
-TARGET = {target!r}
-
-
-def patch(module):
-{body}
-
-
-class _AfterImport(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path, target=None):
-        if name != TARGET:
-            return None
-        sys.meta_path.remove(self)
-        try:
-            spec = importlib.util.find_spec(name)
-        finally:
-            sys.meta_path.insert(0, self)
-        exec_module = spec.loader.exec_module
-
-        def exec_and_patch(module):
-            exec_module(module)
-            patch(module)
-
-        spec.loader.exec_module = exec_and_patch
-        return spec
-
-
-sys.meta_path.insert(0, _AfterImport())
-'''
-
-PLUGIN = '''
-import os
-import pathlib
-
-_site = pathlib.Path(__file__).resolve().parent / "site"
-_site.mkdir(exist_ok=True)
-(_site / "sitecustomize.py").write_text({site!r})
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_site), os.environ.get("PYTHONPATH")]))
-{in_process}
-'''
-
-
-def wrong_world(target: str, body: str, in_process: str = "") -> str:
-    """Plugin code: patch `target` in every child process (and run in_process here too)."""
-    indented = "\n".join("    " + line for line in body.strip().splitlines())
-    return PLUGIN.format(site=SITE_HOOK.format(target=target, body=indented), in_process=in_process)
 
 
 def edit_worker_env(statements: str) -> str:

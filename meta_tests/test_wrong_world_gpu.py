@@ -16,7 +16,8 @@ benchmark itself and declare needs(serial=True) too.
                                                   -> cuda.pipelined-dependency red
     DataParallel on three GPUs that talks to no other GPU (its communication does not grow)
                                                   -> dist.dp-comm-scaling red (three GPUs)
-    DDP ranks that lose 10 ms per forward          -> dist.ddp-faster red (two GPUs)
+    DDP ranks that lose 10 ms per forward          -> dist.ddp-faster failed or inconclusive, never
+                                                     holds (two GPUs)
     is_available() that says True with no GPU visible (CPU, shown red here; fresh processes)
                                                   -> cuda.is-available red
     DataLoader batches of CUDA TensorDataset tensors that come back on the CPU (the fetcher
@@ -39,9 +40,9 @@ time scales with rows).
 """
 import pytest
 
-from spec_runner import assert_goes_red
-from test_wrong_world_autograd_optim import AMP_NO_BACKOFF_WORLD as NO_BACKOFF
-from test_wrong_world_dist import wrong_world
+from spec_runner import assert_goes_red, assert_not_holding, wrong_world
+from worlds import AMP_NO_BACKOFF_WORLD as NO_BACKOFF
+from worlds import autocast_left_in_float32
 
 GPU = pytest.mark.needs(gpus=1)
 
@@ -83,22 +84,7 @@ def __matmul__(a, b):
 torch.Tensor.__matmul__ = __matmul__
 """
 
-CUDA_AUTOCAST_IN_FLOAT32 = """
-import torch
-
-_Autocast = torch.autocast
-
-
-class autocast(_Autocast):
-    def __init__(self, device_type, *args, **kwargs):
-        super().__init__(device_type, *args, **kwargs)
-        if device_type == "cuda":
-            self._enabled = False
-
-
-torch.autocast = autocast
-torch.amp.autocast = autocast
-"""
+CUDA_AUTOCAST_IN_FLOAT32 = autocast_left_in_float32("cuda")
 
 GENERIC_DEVICE_NAME = """
 import torch
@@ -244,14 +230,16 @@ def test_a_dependent_matmul_that_does_not_wait_turns_pipelined_dependency_red(ru
 def test_dataparallel_quiet_on_three_gpus_turns_comm_scaling_red(run_spec):
     run = run_spec("tests/test_dist_ddp.py", "--claim", "dist.dp-comm-scaling", "-m", "gpu and benchmark",
                    "-k", "grows_from_two_to_three", patch=DATAPARALLEL_QUIET_ON_THREE_GPUS, timeout=300)
+    # pinned to "the opposite": the three-GPU side is a single-GPU pass here, so it talks less by construction
     assert_goes_red(run, "dist.dp-comm-scaling", "measured the opposite of the claim")
 
 
 @pytest.mark.needs(gpus=2, processes=True, serial=True)
-def test_ddp_ranks_that_lose_time_every_step_turn_ddp_faster_red(run_spec):
+def test_ddp_ranks_that_lose_time_every_step_do_not_hold_ddp_faster(run_spec):
     run = run_spec("tests/test_dist_ddp.py", "--claim", "dist.ddp-faster", "-m", "gpu and benchmark",
                    "-k", "ddp_steps_faster", patch=SLOW_DDP_FORWARD, timeout=500)
-    assert_goes_red(run, "dist.ddp-faster", "measured the opposite of the claim")
+    # 10 ms more per forward may only cancel DDP's real lead (inconclusive), or reverse it (failed)
+    assert_not_holding(run, "dist.ddp-faster", "failed", "inconclusive")
 
 
 def test_is_available_true_without_a_gpu_turns_is_available_red(run_spec):

@@ -5,7 +5,7 @@ Each check needs its library, like the tests it checks: in the default environme
 skipped; the lib-* tox envs run them (see /README, 'Other libraries').
 """
 import pytest
-from spec_runner import assert_goes_red
+from spec_runner import assert_goes_red, claim_args
 
 # einops.rearrange that only reshapes: right shapes, axes never moved
 REARRANGE_ONLY_RESHAPES = """
@@ -145,7 +145,7 @@ def test_layers_with_the_notes_signatures_turn_the_fast_transformers_signature_c
         "lib.ft-recurrent-encoder": "forward[('x', <class 'inspect._empty'>), ('state', None)]",
         "lib.ft-recurrent-decoder": "('dropout', 0.1)]",
     }
-    run = run_spec(*(a for c in claims for a in ("--claim", c)), "-m", "cpu", "-k", "signature",
+    run = run_spec(*claim_args(*claims), "-m", "cpu", "-k", "signature",
                    patch=FAST_TRANSFORMERS_NOTE_SIGNATURES)
     for claim, fragment in claims.items():
         assert_goes_red(run, claim, fragment)
@@ -178,7 +178,7 @@ def test_padding_to_max_length_turns_hf_padding_red(run_spec):
 @pytest.mark.needs(libs=["fast_transformers"])
 def test_recurrent_feature_map_mismatch_turns_recurrent_claims_red(run_spec):
     claims = ["lib.ft-recurrent-encoder", "lib.ft-builders", "lib.ft-state-feature-maps"]
-    run = run_spec(*(a for c in claims for a in ("--claim", c)), "-m", "cpu", patch=RECURRENT_FEATURE_MAP_DIFFERS)
+    run = run_spec(*claim_args(*claims), "-m", "cpu", patch=RECURRENT_FEATURE_MAP_DIFFERS)
     for claim in claims:
         assert_goes_red(run, claim, "Mismatched elements")
 

@@ -3,7 +3,7 @@ stated behaviour differs, the claim's tests must go red, for the reason their as
 
 Patches whose tests do not touch each other's functions share one spec run.
 """
-from spec_runner import assert_goes_red
+from spec_runner import assert_goes_red, claim_args
 
 from fixtures.versions import torch_at_least
 
@@ -84,12 +84,8 @@ torch.vstack = lambda tensors, **kwargs: torch.cat(tensors, 0)
 """
 
 
-def _claim_args(ids):
-    return [arg for cid in ids for arg in ("--claim", cid)]
-
-
 def test_shape_and_conversion_claims_go_red_in_a_world_that_breaks_them(run_spec):
-    run = run_spec(*_claim_args(SHAPE_AND_CONVERSION_CLAIMS), "-m", "cpu", patch=SHAPE_AND_CONVERSION_WORLD)
+    run = run_spec(*claim_args(*SHAPE_AND_CONVERSION_CLAIMS), "-m", "cpu", patch=SHAPE_AND_CONVERSION_WORLD)
     for cid, fragment in SHAPE_AND_CONVERSION_CLAIMS.items():
         assert_goes_red(run, cid, fragment)
 
@@ -163,7 +159,7 @@ IMAGE_RECIPE_CLAIMS = {
 
 def test_image_recipes_that_handle_one_channel_turn_the_refuted_image_claims_red(run_spec):
     run = run_spec(
-        "tests/test_dtype_images.py", *_claim_args(IMAGE_RECIPE_CLAIMS), "-m", "cpu", "-p", "no:xdist",
+        "tests/test_dtype_images.py", *claim_args(*IMAGE_RECIPE_CLAIMS), "-m", "cpu", "-p", "no:xdist",
         patch=IMAGE_RECIPES_WORLD,
     )
     for cid, fragment in IMAGE_RECIPE_CLAIMS.items():
