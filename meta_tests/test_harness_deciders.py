@@ -1,14 +1,12 @@
 """Every claim of the inventory can be decided: the suite links at least one test to it whose
 needs meet the claim's `decided_by` (a GPU test for a GPU claim, a benchmark for a speed-up...)."""
 import json
-import pathlib
 import subprocess
 import sys
 import textwrap
 
 from fixtures import inventory, report
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from spec_runner import ROOT
 
 # Collects the whole spec (no test runs) and prints, per claim-linked test, its claims and needs.
 PROBE = textwrap.dedent(

@@ -1,10 +1,15 @@
 """End-to-end tests of the harness plugins on a small throw-away project (pytester)."""
 import json
-import pathlib
 
 import pytest
+# pytester's in-process runs drop from sys.modules whatever was first imported inside them. Once
+# imported, torch._dynamo wraps torch.manual_seed, and its import registers C++ operator libraries
+# that cannot be registered twice: a later re-import after such a drop fails ("Only a single
+# TORCH_LIBRARY ..."). Importing it here, before any in-process run of this module (the only meta
+# tests that run pytest in-process), keeps it out of every one of them.
+import torch._dynamo  # noqa: F401
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from spec_runner import ROOT
 
 INI = """
 [pytest]

@@ -3,8 +3,8 @@ Playwright (`pip install -r requirements-matrix.txt`, `apt-get install chromium`
 downloads a browser here: it starts /usr/bin/chromium, or the one CHROMIUM names).
 
 The page is built from claims reports written here: the real claim inventory (tests/claims/*.toml,
-so IDs and texts have their real lengths) on the 16 torch releases of tox.ini and one GPU column,
-with verdicts that change at known versions. Checked: the page loads from file:// with no console
+so IDs and texts have their real lengths) on the torch releases of tox.ini (its EXPECT_TORCH lines)
+and one GPU column, with verdicts that change at known versions. Checked: the page loads from file:// with no console
 error, the search filters rows, a claim's detail opens, the range cells say what the JSON reports
 say, and at 1366x768 the range view needs no horizontal scrolling (screenshot saved under pytest's
 tmp dir; with MATRIX_SCREENSHOT=PATH also there, and of docs/matrix/claims-matrix.html when that
@@ -22,13 +22,12 @@ import shutil
 import pytest
 
 from fixtures import inventory, matrix
+from spec_runner import ROOT, tox_torch_releases
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-RELEASES = ["1.13.1", "2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1",
-            "2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1"]
+RELEASES = list(tox_torch_releases().values())  # the CPU columns; the GPU column runs the newest
 GPU = "NVIDIA H100 80GB HBM3"
 GPU_DECIDED = ("gpu", "multi-gpu", "benchmark-gpu")
 
@@ -75,7 +74,7 @@ def built(tmp_path_factory):
     """(page path, {(release, device): {claim ID: verdict}}) from the reports written here."""
     inv = inventory.load()
     tmp = tmp_path_factory.mktemp("matrix-page")
-    columns = [(r, "cpu") for r in RELEASES] + [("2.14.1", GPU)]
+    columns = [(r, "cpu") for r in RELEASES] + [(RELEASES[-1], GPU)]
     expected: dict[tuple[str, str], dict[str, str]] = {}
     paths = []
     for release, device in columns:
@@ -169,7 +168,7 @@ def test_a_claims_detail_opens_with_text_source_verdicts_and_evidence(built, pag
     path, expected, _ = built
     inv = inventory.load()
     cid = next(c for c, claim in inv.claims.items() if claim.decided_by == "benchmark-gpu"
-               and expected[("2.14.1", GPU)][c] in ("holds", "refuted"))
+               and expected[(RELEASES[-1], GPU)][c] in ("holds", "refuted"))
     page.goto(path.as_uri())
     page.fill("#search", cid)
     page.click(f'#ranges button.open[data-claim="{cid}"]')
@@ -199,7 +198,7 @@ def test_the_range_cells_say_what_the_json_reports_say(built, page):
     columns = page.eval_on_selector_all("#ranges thead tr:last-child th.ver", "hs => hs.map(h => h.textContent)")
     lanes = page.eval_on_selector_all("#ranges thead th.lane", "hs => hs.map(h => [h.title, h.colSpan])")
     devices = [dev for dev, span in lanes for _ in range(span)]
-    assert len(columns) == len(devices) == 17
+    assert len(columns) == len(devices) == len(RELEASES) + 1  # and the GPU column
     segs = page.eval_on_selector_all(
         "#ranges tr.claim", "rs => rs.map(r => [r.dataset.id, Array.from(r.querySelectorAll('td.seg')).map("
         "td => [td.dataset.verdict, td.dataset.device, td.dataset.first, td.dataset.last, td.colSpan])])")

