@@ -1,6 +1,7 @@
 """The claims x torch-version matrix (fixtures/matrix.py), on small claims reports written here.
 
-No torch is installed or imported: each test writes a few reports like the ones
+The builder needs no torch and these tests use none (the suite's conftest still loads the
+spec plugins): each test writes a few reports like the ones
 `pytest --claims-report` writes on a given torch (schema 2, and schema 1 of older committed runs),
 merges them and reads both renderings. The page in a real browser: test_matrix_browser.py.
 """
