@@ -1,0 +1,137 @@
+"""Evidence is tied to what produced it (fixtures/provenance.py): a test's source hash, its claims'
+hashes, and the verdicts of evidence that no longer matches them (stale: decides nothing)."""
+import textwrap
+
+import pytest
+
+from fixtures import inventory, provenance, report
+
+MODULE = '''
+    import pytest
+
+    P = 0.5
+    CASES = [1, 2]
+
+
+    def helper(x):
+        return x * P
+
+
+    @pytest.fixture
+    def thing():
+        return 3
+
+
+    def unrelated():
+        return 0
+
+
+    @pytest.mark.parametrize("n", CASES)
+    def test_uses_helper(n, thing):
+        assert helper(n) < thing
+
+
+    def test_other():
+        assert unrelated() == 0
+
+
+    class TestGroup:
+        def test_method(self):
+            assert helper(2) == 1
+'''
+
+
+def _hashes(tmp_path, source):
+    (tmp_path / "tests").mkdir(exist_ok=True)
+    (tmp_path / "tests" / "test_m.py").write_text(textwrap.dedent(source))
+    return {name: provenance.test_hash(tmp_path, f"tests/test_m.py::{name}")
+            for name in ("test_uses_helper[1]", "test_other", "TestGroup::test_method")}
+
+
+@pytest.mark.parametrize(
+    "edit, changes",
+    [
+        pytest.param(("assert helper(n) < thing", "assert helper(n) <= thing"), {"test_uses_helper[1]"}, id="test-body"),
+        pytest.param(("return x * P", "return x * P * 1"), {"test_uses_helper[1]", "TestGroup::test_method"},
+                     id="helper-it-calls"),
+        pytest.param(("P = 0.5", "P = 0.25"), {"test_uses_helper[1]", "TestGroup::test_method"},
+                     id="constant-a-helper-reads"),
+        pytest.param(("return 3", "return 4"), {"test_uses_helper[1]"}, id="fixture-named-by-parameter"),
+        pytest.param(("CASES = [1, 2]", "CASES = [1, 3]"), {"test_uses_helper[1]"}, id="parametrize-list"),
+        pytest.param(("return 0", "return 0 + 0"), {"test_other"}, id="unrelated-helper"),
+        pytest.param(("import pytest\n", "import pytest\n    import os\n"), set(), id="an-unused-import"),
+    ],
+)
+def test_a_test_hash_moves_exactly_when_code_it_uses_moves(tmp_path, edit, changes):
+    before = _hashes(tmp_path, MODULE)
+    after = _hashes(tmp_path, MODULE.replace(*edit))
+    assert None not in before.values()
+    moved = {name for name in before if before[name] != after[name]}
+    assert moved == changes, f"edit {edit!r}: hashes moved for {sorted(moved)}, expected {sorted(changes)}"
+
+
+def test_parametrize_ids_share_one_hash_and_a_gone_test_has_none(tmp_path):
+    _hashes(tmp_path, MODULE)
+    one = provenance.test_hash(tmp_path, "tests/test_m.py::test_uses_helper[1]")
+    assert one == provenance.test_hash(tmp_path, "tests/test_m.py::test_uses_helper[2]")
+    assert provenance.test_hash(tmp_path, "tests/test_m.py::test_renamed") is None
+    assert provenance.test_hash(tmp_path, "tests/test_gone.py::test_x") is None
+
+
+def _inventory(tmp_path, standing, correction="the truth", text="c"):
+    d = tmp_path / "claims"
+    d.mkdir(exist_ok=True)
+    body = (f'topic = "t"\n[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "{text}"\nneeds = ["cpu"]\n'
+            f'decided_by = "cpu"\nstanding = "{standing}"\n' + (f'correction = "{correction}"\n' if correction else ""))
+    (d / "t.toml").write_text(body)
+    return inventory.load(d)
+
+
+def test_claim_hash_covers_statement_and_standing_not_the_correction_text(tmp_path):
+    base = provenance.claim_hash(_inventory(tmp_path, "refuted")["t.a"])
+    assert provenance.claim_hash(_inventory(tmp_path, "refuted", correction="said better")["t.a"]) == base
+    assert provenance.claim_hash(_inventory(tmp_path, "holds", correction=None)["t.a"]) != base
+    assert provenance.claim_hash(_inventory(tmp_path, "refuted", text="other words")["t.a"]) != base
+
+
+def _report(tmp_path, inv, record_extra):
+    _hashes(tmp_path, MODULE)
+    nodeid = "tests/test_m.py::test_other"
+    record = {"claims": ["t.a"], "outcome": "passed", "reason": None, "figures": [], "kind": {},
+              **record_extra(nodeid)}
+    doc = report.build(inv, tests={nodeid: record}, environment={"torch": "2.14.1"}, runs=[], rootdir=tmp_path)
+    return doc["claims"][0], doc["summary"]
+
+
+def test_fresh_evidence_decides(tmp_path):
+    inv = _inventory(tmp_path, "refuted")
+    claim, summary = _report(tmp_path, inv, lambda n: provenance.stamp(tmp_path, inv, n, ["t.a"]))
+    assert (claim["verdict"], summary["stale_tests"]) == ("refuted", 0)
+
+
+@pytest.mark.parametrize(
+    "record_extra",
+    [
+        pytest.param(lambda inv, tmp, n: {}, id="no-provenance-recorded"),
+        pytest.param(lambda inv, tmp, n: {**provenance.stamp(tmp, inv, n, ["t.a"]), "source_hash": "0" * 16},
+                     id="test-source-changed"),
+        pytest.param(lambda inv, tmp, n: {**provenance.stamp(tmp, inv, n, ["t.a"]), "claims_hash": {"t.a": "0"}},
+                     id="standing-changed"),
+    ],
+)
+def test_stale_evidence_decides_nothing_and_is_counted(tmp_path, record_extra):
+    inv = _inventory(tmp_path, "refuted")
+    claim, summary = _report(tmp_path, inv, lambda n: record_extra(inv, tmp_path, n))
+    assert claim["verdict"] == "not-run", claim
+    assert claim["reason"].startswith(provenance.STALE_REASON), claim["reason"]
+    assert summary["stale_tests"] == 1
+
+
+def test_a_stale_failure_is_not_a_failure_of_this_code(tmp_path):
+    inv = _inventory(tmp_path, "refuted")
+    _hashes(tmp_path, MODULE)
+    nodeid = "tests/test_m.py::test_other"
+    record = {"claims": ["t.a"], "outcome": "failed", "reason": "call: boom", "figures": [], "kind": {},
+              "source_hash": "0" * 16, "claims_hash": {"t.a": provenance.claim_hash(inv["t.a"])}}
+    doc = report.build(inv, tests={nodeid: record}, environment={"torch": "2.14.1"}, runs=[], rootdir=tmp_path)
+    assert doc["claims"][0]["verdict"] == "not-run"
