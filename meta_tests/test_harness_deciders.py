@@ -1,11 +1,12 @@
 """Every claim of the inventory can be decided: the suite links at least one test to it whose
 needs meet the claim's `decided_by` (a GPU test for a GPU claim, a benchmark for a speed-up...)."""
+import functools
 import json
 import subprocess
 import sys
 import textwrap
 
-from fixtures import inventory, report
+from fixtures import inventory, provenance, report
 from spec_runner import ROOT
 
 # Collects the whole spec (no test runs) and prints, per claim-linked test, its claims and needs.
@@ -30,6 +31,7 @@ PROBE = textwrap.dedent(
 )
 
 
+@functools.lru_cache(maxsize=1)  # one collection of the suite per process, for both tests
 def collected_tests():
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
@@ -52,3 +54,10 @@ def test_every_claim_has_a_test_that_can_decide_it():
                    for cid, tests in deciders.items() if not tests}
     assert not undecidable, "claims whose linked tests can never decide them:\n" + "\n".join(
         f"  {cid}: {why}" for cid, why in sorted(undecidable.items()))
+
+
+def test_every_claim_linked_test_has_a_source_hash():
+    """Evidence without provenance is stale the moment it is written (fixtures/provenance.py): the
+    hasher must find the source of every test the suite collects."""
+    unhashed = [nodeid for nodeid, _claims, _kind in collected_tests() if provenance.test_hash(ROOT, nodeid) is None]
+    assert not unhashed, f"tests whose source the provenance hasher cannot find: {unhashed}"
