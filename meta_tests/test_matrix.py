@@ -406,6 +406,43 @@ def test_a_build_never_drops_a_committed_column_unless_asked(proj, capsys):
     assert "<!-- columns: 2.6.0 -->" in (proj.root / "docs" / "matrix" / "claims-matrix.md").read_text()
 
 
+def test_a_page_built_before_the_columns_comment_is_guarded_too(proj, capsys):
+    proj.claim("optim.a")
+    local = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"})
+    md = proj.root / "docs" / "matrix" / "claims-matrix.md"
+    md.parent.mkdir(parents=True)
+    md.write_text("Built 2026-01-01 from 16 claims report(s) over torch 1.13.1, 2.6.0. The interactive page ...")
+    assert proj.main(local) == 2
+    assert "has the column(s) 1.13.1, and no evidence" in capsys.readouterr().err
+    assert not (proj.root / "docs" / "matrix" / "reports").exists()
+
+
+def test_schema_3_reports_are_read_and_their_evidence_passes_through(proj):
+    proj.claim("optim.a")
+    path = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"})
+    doc = json.loads(path.read_text())
+    doc["schema"] = 3
+    doc["tests"]["tests/test_x.py::test_optim_a"]["halves"] = {"first": "passed"}  # a field schema 3 adds
+    path.write_text(json.dumps(doc))
+    m, _, _ = proj.build(path)
+    assert cells(m, "optim.a") == {"2.6.0": "holds"}
+    committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
+    assert committed["schema"] == 3
+    assert committed["tests"]["tests/test_x.py::test_optim_a"]["halves"] == {"first": "passed"}
+
+
+def test_the_evidence_of_a_deleted_test_file_is_dropped_and_said(proj, capsys):
+    proj.claim("optim.a")
+    path = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"})
+    doc = json.loads(path.read_text())
+    doc["tests"]["tests/test_gone.py::test_a"] = doc["tests"]["tests/test_x.py::test_optim_a"]
+    path.write_text(json.dumps(doc))
+    assert proj.main(path) == 0
+    assert "2.6.0: the evidence of 1 test(s) whose file no longer exists is dropped" in capsys.readouterr().err
+    committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
+    assert list(committed["tests"]) == ["tests/test_x.py::test_optim_a"]
+
+
 def test_a_report_with_an_incomplete_run_is_refused_unless_asked(proj, capsys):
     proj.claim("optim.a")
     whole = proj.report("torch-2.0.1.json", "2.0.1", {"optim.a": "passed"}, complete=True)
