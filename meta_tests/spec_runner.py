@@ -221,7 +221,7 @@ def tox_torch_envs(text: str | None = None) -> dict[str, list[str]]:
                 factors.append(m.group(1))
     return {
         "label matrix": [e for e in labels["matrix"] if TORCH_ENV.match(e)],
-        "[testenv:matrix] depends": _split(ini["testenv:matrix"]["depends"]),
+        "[testenv:matrix] depends": [e for e in _split(ini["testenv:matrix"]["depends"]) if TORCH_ENV.match(e)],
         "[testenv] deps/set_env factors": factors,
         "labels versions + boundaries": labels["versions"] + labels["boundaries"],
     }

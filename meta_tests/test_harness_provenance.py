@@ -74,7 +74,7 @@ def test_parametrize_ids_share_one_hash_and_a_gone_test_has_none(tmp_path):
     _hashes(tmp_path, MODULE)
     one = provenance.test_hash(tmp_path, "tests/test_m.py::test_uses_helper[1]")
     assert one == provenance.test_hash(tmp_path, "tests/test_m.py::test_uses_helper[2]")
-    assert one == provenance.test_hash(tmp_path, "tests/test_m.py::test_uses_helper[[::-1]]")  # an id with '::'
+    assert one == provenance.test_hash(tmp_path, "tests/test_m.py::test_uses_helper[[::-1]]"), "an id with ::"
     assert provenance.test_hash(tmp_path, "tests/test_m.py::test_renamed") is None
     assert provenance.test_hash(tmp_path, "tests/test_gone.py::test_x") is None
 

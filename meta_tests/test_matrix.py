@@ -1,9 +1,13 @@
-"""The claims x torch-version matrix (fixtures/matrix.py), on small claims reports written here.
+"""The claims x torch-version matrix (fixtures/matrix.py), built from evidence in a miniature checkout.
 
-The builder needs no torch and these tests use none (the suite's conftest still loads the
-spec plugins): each test writes a few reports like the ones
-`pytest --claims-report` writes on a given torch (schema 2, and schema 1 of older committed runs),
-merges them and reads both renderings. The page in a real browser: test_matrix_browser.py.
+Each test writes a small inventory (tests/claims/*.toml) and a test file into tmp_path, and claims
+reports made by the real builder (report.build, with the provenance stamps the plugin records)
+for several torch releases; the matrix then recomputes every cell from those reports' evidence
+with the inventory as it is now. Covered: columns and their order, version ranges and changes,
+the merge of several reports of one column test by test, the optional-library reports joining
+the pinned CPU column, GPU columns, a corrected standing shown with no rerun, stale evidence, the
+committed per-column evidence (small, atomic, never fewer columns, --only), incomplete and
+unreadable reports, both renderings. The page in a real browser: test_matrix_browser.py.
 """
 from __future__ import annotations
 
@@ -13,57 +17,111 @@ import re
 
 import pytest
 
-from fixtures import matrix
+from fixtures import inventory, matrix, provenance, report
 
-TITLES = {"optim": "Optimizers & zero_grad", "serial": "Serialization"}
-
-
-def write_report(tmp_path, name, torch, claims, *, torchvision="0.0.0", python="3.11.7", generated=None,
-                 schema=1, device=None):
-    """A claims report for one torch version: claims maps ID -> verdict or a dict of entry fields.
-
-    schema=2 writes the current layout (decided_by, test roles and devices, environment.device,
-    runs); device names the GPU model of a GPU run (None: a CPU run)."""
-    entries = []
-    for cid, spec in claims.items():
-        fields = {"verdict": spec} if isinstance(spec, str) else dict(spec)
-        fields.setdefault("reason", None)
-        fields.setdefault("correction", "the truth" if fields["verdict"] == "refuted" else None)
-        entries.append({
-            "id": cid,
-            "topic": cid.split(".", 1)[0],
-            "claim": f"text of {cid}",
-            "tests": [{"nodeid": f"tests/test_x.py::test_{cid}", "outcome": "passed", "reason": None}],
-            "figures": [],
-            **fields,
-        })
-        if schema == 2:
-            entries[-1].setdefault("decided_by", "cpu")
-            entries[-1].setdefault("supporting", None)
-            for t in entries[-1]["tests"]:
-                t.setdefault("role", "deciding")
-                t.setdefault("device", "cuda" if device else "cpu")
-    env = {"torch": torch, "torchvision": torchvision, "numpy": "1.26.4", "python": python,
-           "gpu_count": 1 if device else 0}
-    doc = {
-        "schema": schema,
-        "generated": generated or "2026-01-01T00:00:00+00:00",
-        "environment": env,
-        "run": {"args": ["-m", "cpu"], "markexpr": "cpu", "claims": []},
-        "titles": TITLES,
-        "summary": {},
-        "claims": entries,
-    }
-    if schema == 2:
-        env.update(gpu_names=[device] if device else [], device=device or "cpu", cuda_available=bool(device))
-        doc["runs"] = [doc.pop("run")]
-    path = tmp_path / name
-    path.write_text(json.dumps(doc), encoding="utf-8")
-    return path
+TITLES = {"optim": "Optimizers & zero_grad", "serial": "Serialization", "cuda": "CUDA", "lib": "Libraries"}
+NEEDS = {"cpu": ["cpu"], "gpu": ["gpu"], "external-lib": ["external-lib:einops"], "benchmark-cpu": ["benchmark-cpu"]}
+H100 = "NVIDIA H100 80GB HBM3"
 
 
-def merged(*paths):
-    return matrix.merge([matrix.load(p) for p in paths])
+def _toml(value) -> str:
+    return json.dumps(value, ensure_ascii=False)  # JSON strings and lists of strings are TOML too
+
+
+def slug(cid: str) -> str:
+    return re.sub(r"\W", "_", cid)
+
+
+class Project:
+    """A checkout in miniature: tests/claims/<topic>.toml and tests/test_x.py (a function per claim)."""
+
+    def __init__(self, root):
+        self.root = root
+        (root / "tests" / "claims").mkdir(parents=True)
+        self.claims: dict[str, dict] = {}
+        self.bodies: dict[str, str] = {}
+        self.clock = 0
+
+    def claim(self, cid, standing="holds", correction=None, decided_by="cpu", text=None, source=None):
+        """standing: "holds", "refuted" (with correction) or [(verdict, since, before, correction)]."""
+        self.claims[cid] = {"standing": standing, "correction": correction or ("the truth" if standing == "refuted"
+                                                                               else None),
+                            "decided_by": decided_by, "text": text or f"text of {cid}",
+                            "source": source or [f"001_note.txt \u203a {cid}"]}
+        self.bodies.setdefault(cid, "assert True")
+        self.write()
+
+    def write(self):
+        by_topic: dict[str, list[str]] = {}
+        for cid, c in self.claims.items():
+            topic = cid.split(".", 1)[0]
+            lines = by_topic.setdefault(topic, [f"topic = {_toml(topic)}", f"title = {_toml(TITLES.get(topic, topic))}"])
+            lines += ["", "[[claim]]", f"id = {_toml(cid)}", f"source = {_toml(c['source'])}",
+                      f"claim = {_toml(c['text'])}", f"needs = {_toml(NEEDS[c['decided_by']])}",
+                      f"decided_by = {_toml(c['decided_by'])}"]
+            if isinstance(c["standing"], str):
+                lines.append(f"standing = {_toml(c['standing'])}")
+                if c["correction"]:
+                    lines.append(f"correction = {_toml(c['correction'])}")
+            else:
+                for verdict, since, before, corr in c["standing"]:
+                    lines += ["[[claim.standing]]", f"verdict = {_toml(verdict)}"]
+                    lines += [f"{k} = {_toml(v)}" for k, v in (("since", since), ("before", before), ("correction", corr))
+                              if v]
+        for path in (self.root / "tests" / "claims").glob("*.toml"):
+            path.unlink()
+        for topic, lines in by_topic.items():
+            (self.root / "tests" / "claims" / f"{topic}.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (self.root / "tests" / "test_x.py").write_text("".join(
+            f"def test_{slug(cid)}():\n    {body}\n\n\n" for cid, body in self.bodies.items()), encoding="utf-8")
+
+    @property
+    def inv(self):
+        return inventory.load(self.root / "tests" / "claims")
+
+    def report(self, name, torch, outcomes, *, device=None, machine="m1", numpy="1.26.4", args=("-m", "cpu"),
+               complete=None):
+        """A report written by the real builder: outcomes maps a claim ID to an outcome ("passed",
+        "failed", "skipped", ...) or a dict of record fields (outcome, reason, kind, figures,
+        nodeid); each run later than the last one this project wrote."""
+        inv = self.inv
+        self.clock += 1
+        tests = {}
+        for cid, spec in outcomes.items():
+            rec = {"outcome": spec} if isinstance(spec, str) else dict(spec)
+            nodeid = rec.pop("nodeid", f"tests/test_x.py::test_{slug(cid)}")
+            rec = {"claims": [cid], "reason": None, "figures": [], "inconclusive": None,
+                   "kind": {"gpus": 1 if device else 0}, "run": 0, **rec}
+            if rec["outcome"] in report.EXECUTED:
+                rec.update(provenance.stamp(self.root, inv, nodeid, [cid]))
+            tests[nodeid] = rec
+        env = {"torch": torch, "torchvision": "0.0.0", "numpy": numpy, "python": "3.11.7", "machine": machine,
+               "gpu_count": int(bool(device)), "gpu_names": [device] if device else [], "device": device or "cpu",
+               "cuda_status": "1 GPU(s)" if device else "no GPU"}
+        env["fingerprint"] = report.fingerprint(env)
+        run = {"args": list(args), "markexpr": "cpu", "claims": [], "finished": f"2026-01-01T00:00:{self.clock:02d}+00:00",
+               "executed": sum(t["outcome"] in report.EXECUTED for t in tests.values()), "skipped": 0}
+        if complete is not None:
+            run.update(complete=complete, exitstatus=0 if complete else 2)
+        path = self.root / "reports" / name
+        report.write(report.build(inv, tests=tests, environment=env, runs=[run], rootdir=self.root), path)
+        return path
+
+    def build(self, *paths, evidence=True, **kw):
+        out = self.root / "docs" / "matrix"
+        m = matrix.build(list(paths), out, today="2026-02-03", evidence_dir=out / "reports" if evidence else None,
+                         inv=self.inv, rootdir=self.root, **kw)
+        return m, (out / "claims-matrix.md").read_text(encoding="utf-8"), \
+            (out / "claims-matrix.html").read_text(encoding="utf-8")
+
+    def main(self, *args):
+        return matrix.main([*map(str, args), "--out", str(self.root / "docs" / "matrix"),
+                            "--evidence", str(self.root / "docs" / "matrix" / "reports")], inv=self.inv, rootdir=self.root)
+
+
+@pytest.fixture
+def proj(tmp_path):
+    return Project(tmp_path / "proj")
 
 
 def row(m, cid):
@@ -78,60 +136,55 @@ def changes(m, cid):
     return [t.describe() for t in row(m, cid).transitions]
 
 
-def build(tmp_path, *paths):
-    out = tmp_path / "out"
-    m = matrix.build(list(paths), out, today="2026-02-03")
-    return m, (out / "claims-matrix.md").read_text(encoding="utf-8"), (out / "claims-matrix.html").read_text(encoding="utf-8")
+def detail(page, cid):
+    return re.search(rf'<template id="detail-{re.escape(cid)}">(.*?)</template>', page, re.S).group(1)
 
 
-def test_columns_are_ordered_by_version_not_by_file_name(tmp_path):
-    # file names sort as 2.10 < 2.9 < 1.13 would not: versions must be compared as numbers
-    paths = [
-        write_report(tmp_path, "torch-2.10.0.json", "2.10.0+cu128", {"optim.a": "holds"}),
-        write_report(tmp_path, "a-torch-2.9.1.json", "2.9.1", {"optim.a": "holds"}),
-        write_report(tmp_path, "z-torch-1.13.1.json", "1.13.1+cu117", {"optim.a": "holds"}),
-    ]
-    m = merged(*paths)
+# --- columns, ranges, changes ------------------------------------------------------------------
+
+
+def test_columns_are_ordered_by_version_not_by_file_name(proj):
+    proj.claim("optim.a")
+    paths = [proj.report("torch-2.10.0.json", "2.10.0+cu128", {"optim.a": "passed"}),
+             proj.report("a-torch-2.9.1.json", "2.9.1", {"optim.a": "passed"}),
+             proj.report("z-torch-1.13.1.json", "1.13.1+cu117", {"optim.a": "passed"})]
+    m, _, _ = proj.build(*paths, evidence=False)
     assert [c.release for c in m.columns] == ["1.13.1", "2.9.1", "2.10.0"]
 
 
-def test_a_change_is_a_range_from_the_last_old_to_the_first_new_version(tmp_path):
-    paths = [
-        write_report(tmp_path, "r1.json", "1.13.1", {"optim.zero": "holds", "optim.same": "holds"}),
-        write_report(tmp_path, "r2.json", "2.0.1", {"optim.zero": "refuted", "optim.same": "holds"}),
-        write_report(tmp_path, "r3.json", "2.3.1", {"optim.zero": "refuted", "optim.same": "holds"}),
-    ]
-    m = merged(*paths)
+def test_a_change_is_a_range_from_the_last_old_to_the_first_new_version(proj):
+    proj.claim("optim.zero", [("holds", None, "2.0", None), ("refuted", "2.0", None, "grads are None")])
+    proj.claim("optim.same")
+    paths = [proj.report(f"r{v}.json", v, {"optim.zero": "passed", "optim.same": "passed"})
+             for v in ("1.13.1", "2.0.1", "2.3.1")]
+    m, _, _ = proj.build(*paths, evidence=False)
+    assert cells(m, "optim.zero") == {"1.13.1": "holds", "2.0.1": "refuted", "2.3.1": "refuted"}
     assert changes(m, "optim.zero") == ["holds \u2192 refuted: changed between 1.13.1 and 2.0.1"]
     assert changes(m, "optim.same") == []
 
 
-def test_versions_that_measured_nothing_widen_the_range(tmp_path):
-    # not-run, untested and absent say nothing about the behaviour: the range spans them
-    paths = [
-        write_report(tmp_path, "r1.json", "1.13.1", {"serial.load": "holds"}),
-        write_report(tmp_path, "r2.json", "2.0.1", {"serial.load": {"verdict": "not-run", "reason": "needs torch >= 2.1 (found 2.0.1)"}}),
-        write_report(tmp_path, "r3.json", "2.3.1", {"serial.load": "untested"}),
-        write_report(tmp_path, "r4.json", "2.4.1", {}),
-        write_report(tmp_path, "r5.json", "2.6.0", {"serial.load": "refuted"}),
-        write_report(tmp_path, "r6.json", "2.14.1", {"serial.load": "refuted"}),
-    ]
-    m = merged(*paths)
-    assert cells(m, "serial.load") == {
-        "1.13.1": "holds", "2.0.1": "not-run", "2.3.1": "untested", "2.4.1": "absent", "2.6.0": "refuted",
-        "2.14.1": "refuted",
-    }
+def test_versions_that_measured_nothing_widen_the_range(proj):
+    # not-run (a skip) and untested (no evidence) say nothing about the behaviour: the range spans them
+    proj.claim("serial.load", [("holds", None, "2.6", None), ("refuted", "2.6", None, "it needs weights_only")])
+    proj.claim("serial.other")
+    skip = {"outcome": "skipped", "reason": "needs torch >= 2.1 (found 2.0.1)"}
+    paths = [proj.report("r1.json", "1.13.1", {"serial.load": "passed"}),
+             proj.report("r2.json", "2.0.1", {"serial.load": skip}),
+             proj.report("r3.json", "2.3.1", {"serial.other": "passed"}),
+             proj.report("r4.json", "2.6.0", {"serial.load": "passed"}),
+             proj.report("r5.json", "2.14.1", {"serial.load": "passed"})]
+    m, _, _ = proj.build(*paths, evidence=False)
+    assert cells(m, "serial.load") == {"1.13.1": "holds", "2.0.1": "not-run", "2.3.1": "untested",
+                                       "2.6.0": "refuted", "2.14.1": "refuted"}
+    assert row(m, "serial.load").cells[1].entry["reason"] == "needs torch >= 2.1 (found 2.0.1)"
     assert changes(m, "serial.load") == ["holds \u2192 refuted: changed between 1.13.1 and 2.6.0"]
 
 
-def test_a_change_back_and_a_changed_correction_are_transitions_too(tmp_path):
-    paths = [
-        write_report(tmp_path, "r1.json", "1.13.1", {"optim.x": {"verdict": "refuted", "correction": "old truth"}}),
-        write_report(tmp_path, "r2.json", "2.0.1", {"optim.x": {"verdict": "refuted", "correction": "new truth"}}),
-        write_report(tmp_path, "r3.json", "2.3.1", {"optim.x": "holds"}),
-        write_report(tmp_path, "r4.json", "2.6.0", {"optim.x": {"verdict": "refuted", "correction": "new truth"}}),
-    ]
-    m = merged(*paths)
+def test_a_change_back_and_a_changed_correction_are_transitions_too(proj):
+    proj.claim("optim.x", [("refuted", None, "2.0", "old truth"), ("refuted", "2.0", "2.3", "new truth"),
+                           ("holds", "2.3", "2.6", None), ("refuted", "2.6", None, "new truth")])
+    paths = [proj.report(f"r{v}.json", v, {"optim.x": "passed"}) for v in ("1.13.1", "2.0.1", "2.3.1", "2.6.0")]
+    m, _, _ = proj.build(*paths, evidence=False)
     assert changes(m, "optim.x") == [
         "refuted \u2192 refuted (the correction changed): changed between 1.13.1 and 2.0.1",
         "refuted \u2192 holds: changed between 2.0.1 and 2.3.1",
@@ -139,74 +192,317 @@ def test_a_change_back_and_a_changed_correction_are_transitions_too(tmp_path):
     ]
 
 
-def test_failed_entries_are_shown_and_listed_with_their_reason(tmp_path):
-    reason = "test_zero_grad_sets_none: call: AssertionError: grad is tensor([0.]), expected None"
-    paths = [
-        write_report(tmp_path, "r1.json", "1.13.1", {"optim.zero": {"verdict": "failed", "reason": reason}}),
-        write_report(tmp_path, "r2.json", "2.0.1", {"optim.zero": "holds"}),
-    ]
-    m, md, page = build(tmp_path, *paths)
+def test_failed_entries_are_shown_and_listed_with_their_reason(proj):
+    proj.claim("optim.zero")
+    reason = "call: AssertionError: grad is tensor([0.]), expected None"
+    paths = [proj.report("r1.json", "1.13.1", {"optim.zero": {"outcome": "failed", "reason": reason}}),
+             proj.report("r2.json", "2.0.1", {"optim.zero": "passed"})]
+    m, md, page = proj.build(*paths, evidence=False)
     assert cells(m, "optim.zero") == {"1.13.1": "failed", "2.0.1": "holds"}
     assert changes(m, "optim.zero") == ["failed \u2192 holds: changed between 1.13.1 and 2.0.1"]
     failures = md.split("## Failures to look at", 1)
     assert len(failures) == 2, "the Markdown lists no failures"
     assert "`optim.zero` | 1.13.1 |" in failures[1] and "expected None" in failures[1]
     assert re.search(r'class="v v-failed" data-claim="optim.zero" title="torch 1\.13\.1: failed \| failure: '
-                     r'test_zero_grad_sets_none', page)
+                     r'test_optim_zero: call: AssertionError', page)
 
 
-def test_two_reports_for_one_version_that_disagree_give_a_conflict_cell(tmp_path):
-    paths = [
-        write_report(tmp_path, "torch-2.3.1.json", "2.3.1+cu121", {"optim.a": "holds", "optim.b": "holds"}),
-        write_report(tmp_path, "torch-2.3.1-cpu.json", "2.3.1+cpu",
-                     {"optim.a": {"verdict": "failed", "reason": "boom"}, "optim.b": "holds"}),
-        write_report(tmp_path, "torch-2.6.0.json", "2.6.0", {"optim.a": "refuted", "optim.b": "holds"}),
-    ]
-    m, md, page = build(tmp_path, *paths)
-    assert [c.release for c in m.columns] == ["2.3.1", "2.6.0"], "builds of one release share a column"
-    assert cells(m, "optim.a")["2.3.1"] == "conflict"
-    assert cells(m, "optim.b")["2.3.1"] == "holds", "reports that agree are not a conflict"
-    conflict = row(m, "optim.a").cells[0]
-    assert matrix.cell_word(conflict) == "conflict (holds / failed)"
-    note = matrix.cell_note(conflict, "2.3.1")
-    assert "torch-2.3.1.json (2.3.1+cu121): holds" in note and "torch-2.3.1-cpu.json (2.3.1+cpu): failed" in note
-    assert "2 reports agree" in matrix.cell_note(row(m, "optim.b").cells[0], "2.3.1")
-    # a conflict says nothing certain about the behaviour: no transition is inferred from it
-    assert changes(m, "optim.a") == []
-    assert "**conflict (holds / failed)**" in md
+def test_consecutive_versions_with_the_same_verdict_collapse_into_one_range_cell(proj):
+    proj.claim("optim.a", [("holds", None, "2.2", None), ("refuted", "2.2", "2.3", "a truth"),
+                           ("refuted", "2.3", "2.4", "another truth"), ("refuted", "2.4", None, "a truth")])
+    proj.claim("optim.b")
+    spec = [("1.13.1", "passed"), ("2.0.1", "passed"), ("2.1.2", "skipped"), ("2.2.2", "passed"),
+            ("2.3.1", "passed"), ("2.4.1", "passed")]
+    paths = [proj.report(f"torch-{v}.json", v, {"optim.a": o, "optim.b": "passed"}) for v, o in spec]
+    m, _, page = proj.build(*paths, evidence=False)
+    segs = [(s.first, s.last, s.verdict, s.span) for s in row(m, "optim.a").segments]
+    assert segs == [("1.13.1", "2.0.1", "holds", 2), ("2.1.2", "2.1.2", "not-run", 1), ("2.2.2", "2.2.2", "refuted", 1),
+                    ("2.3.1", "2.3.1", "refuted", 1), ("2.4.1", "2.4.1", "refuted", 1)], "a changed correction starts a range"
+    assert [(s.first, s.last, s.span) for s in row(m, "optim.b").segments] == [("1.13.1", "2.4.1", 6)]
+    assert ('<td class="seg v-holds" colspan="6" data-claim="optim.b" data-verdict="holds" data-device="cpu" '
+            'data-first="1.13.1" data-last="2.4.1"') in page
+
+
+# --- one column from several reports -----------------------------------------------------------
+
+
+def test_the_reports_of_one_column_merge_test_by_test(proj):
+    for cid in ("optim.a", "optim.b", "optim.c", "optim.d"):
+        proj.claim(cid)
+    older = proj.report("torch-2.3.1.json", "2.3.1+cu121", {
+        "optim.a": "passed", "optim.b": "passed", "optim.c": {"outcome": "skipped", "reason": "needs x"},
+        "optim.d": {"outcome": "failed", "reason": "boom"}}, machine="m1")
+    newer = proj.report("torch-2.3.1-cpu.json", "2.3.1+cpu", {
+        "optim.a": {"outcome": "failed", "reason": "AssertionError: changed"},
+        "optim.b": {"outcome": "skipped", "reason": "needs y"}, "optim.c": "passed"}, machine="m2")
+    again = proj.report("torch-2.3.1-again.json", "2.3.1+cpu", {"optim.d": "passed"}, machine="m2")
+    m, md, _ = proj.build(older, newer, again, evidence=False)
+    assert [c.release for c in m.columns] == ["2.3.1"], "builds of one release share a column"
+    assert cells(m, "optim.a") == {"2.3.1": "failed"}, "a later executed result replaces an earlier one"
+    assert cells(m, "optim.b") == {"2.3.1": "holds"}, "a skip never undoes an executed result"
+    assert cells(m, "optim.c") == {"2.3.1": "holds"}, "an executed result replaces a skip"
+    assert cells(m, "optim.d") == {"2.3.1": "holds"}
+    (d_a, d_d) = m.columns[0].evidence.disagreements
+    assert (d_a["nodeid"], d_a["kept"]["outcome"], d_a["replaced"]["outcome"]) == (
+        "tests/test_x.py::test_optim_a", "failed", "passed")
+    assert (d_d["kept"]["outcome"], d_d["replaced"]["outcome"]) == ("passed", "failed")
+    details = matrix.column_details(m.columns[0])
+    assert "test_optim_a: failed (torch 2.3.1+cpu on m2" in details["disagreements"]
+    assert "kept over passed (torch 2.3.1+cu121 on m1" in details["disagreements"]
     assert "2.3.1+cu121, 2.3.1+cpu" in md, "the Versions table names both builds"
 
 
-def test_a_claim_missing_from_a_report_is_absent_there(tmp_path):
-    paths = [
-        write_report(tmp_path, "old.json", "1.13.1", {"optim.a": "holds"}),
-        write_report(tmp_path, "new.json", "2.14.1", {"optim.a": "holds", "optim.added": "refuted"}),
-    ]
-    m, md, page = build(tmp_path, *paths)
-    assert cells(m, "optim.added") == {"1.13.1": "absent", "2.14.1": "refuted"}
-    assert changes(m, "optim.added") == []
-    assert "| `optim.added` text of optim.added | absent | refuted |" in md
-    assert ('class="v v-absent" data-claim="optim.added" title="torch 1.13.1: the claim is not in this '
-            'version&#x27;s report') in page
+def test_the_optional_library_reports_join_the_pinned_cpu_column(proj):
+    proj.claim("lib.einops-rearrange", decided_by="external-lib")
+    proj.claim("optim.a")
+    libs = {"kind": {"gpus": 0, "libs": ["einops"]}}
+    torch = proj.report("torch-2.14.1.json", "2.14.1+cu130", {
+        "optim.a": "passed", "lib.einops-rearrange": {**libs, "outcome": "skipped", "reason": "einops is not installed"}})
+    lib = proj.report("lib.json", "2.14.1+cu130", {"lib.einops-rearrange": {**libs, "outcome": "passed"}},
+                      numpy="2.2.6", args=("tests/test_x.py", "-m", "cpu"))
+    m, _, _ = proj.build(torch, lib, evidence=False)
+    assert [c.label for c in m.columns] == ["2.14.1"]
+    assert cells(m, "lib.einops-rearrange") == {"2.14.1": "holds"}, "decided where its library ran"
+    assert cells(m, "optim.a") == {"2.14.1": "holds"}
+    assert m.columns[0].evidence.disagreements == []
+    assert m.columns[0].partial is None, "a report that adds up with a whole run is not partial"
+    assert matrix.column_details(m.columns[0])["numpy"] == "1.26.4, 2.2.6"
 
 
-def test_rows_follow_the_inventory_order_of_the_newest_report_grouped_by_topic(tmp_path):
-    paths = [
-        write_report(tmp_path, "a.json", "2.0.1", {"serial.b": "holds", "optim.z": "holds"}),
-        write_report(tmp_path, "b.json", "2.6.0", {"optim.z": "holds", "optim.a": "holds", "serial.b": "holds"}),
-    ]
-    m = merged(*paths)
-    assert [r.id for r in m.rows] == ["optim.z", "optim.a", "serial.b"]
-    assert m.topics() == ["optim", "serial"]
+def test_a_gpu_run_is_its_own_column_and_a_cpu_column_never_decides_a_gpu_claim(proj):
+    proj.claim("cuda.x", decided_by="gpu")
+    proj.claim("optim.a")
+    cpu_case = {"nodeid": "tests/test_x.py::test_cuda_x[cpu]", "outcome": "passed", "kind": {"gpus": 0}}
+    cuda_skip = {"nodeid": "tests/test_x.py::test_cuda_x[cuda]", "outcome": "skipped",
+                 "reason": "needs a CUDA GPU (found 0)", "kind": {"gpus": 1}}
+    cpu = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed", "cuda.x": cpu_case})
+    doc = json.loads(cpu.read_text())  # the CUDA case of the same test, skipped
+    doc["tests"][cuda_skip.pop("nodeid")] = {**doc["tests"]["tests/test_x.py::test_cuda_x[cpu]"], **cuda_skip}
+    cpu.write_text(json.dumps(doc))
+    gpu = proj.report("torch-2.6.0-gpu.json", "2.6.0+cu124", {
+        "optim.a": "passed", "cuda.x": {"nodeid": "tests/test_x.py::test_cuda_x[cuda]", "outcome": "passed"}},
+        device=H100)
+    old = proj.report("torch-2.0.1.json", "2.0.1", {"cuda.x": cpu_case})
+    m, md, page = proj.build(gpu, cpu, old, evidence=False)
+    assert [c.label for c in m.columns] == ["2.0.1", "2.6.0", f"2.6.0 \u00b7 {H100}"]
+    assert list(cells(m, "cuda.x").values()) == ["not-run", "not-run", "holds"]
+    _, cpu_cell, _ = row(m, "cuda.x").cells
+    assert cpu_cell.entry["reason"] == "needs a CUDA GPU (found 0)"
+    assert cpu_cell.supporting == "supporting evidence ran: the CPU test (1) passed"
+    assert "no test that can decide it (gpu: needs a CUDA GPU)" in row(m, "cuda.x").cells[0].entry["reason"]
+    assert list(cells(m, "optim.a").values()) == ["untested", "holds", "not-run"], \
+        "a CPU-decided claim is not decided by a GPU run's CUDA test"
+    assert changes(m, "cuda.x") == []
+    assert f"| 2.0.1 | 2.6.0 | 2.6.0 \u00b7 {H100} |" in md
+    assert f'<th class="lane" colspan="1" title="{H100}">{H100}</th>' in page
+    assert "supporting evidence ran: the CPU test (1) passed" in page
 
 
-def test_reasons_are_escaped_in_the_html_and_in_markdown_tables(tmp_path):
+# --- the inventory as it is now: corrections without a rerun, stale evidence -----------------------
+
+
+def test_an_edited_correction_shows_after_a_rebuild_with_no_test_rerun(proj):
+    proj.claim("optim.zero", "refuted", correction="the old wording of the truth")
+    proj.claim("optim.same")
+    local = proj.report("torch-2.6.0.json", "2.6.0", {"optim.zero": "passed", "optim.same": "passed"})
+    _, md, page = proj.build(local)
+    assert "the old wording of the truth" in md and "the old wording of the truth" in page
+    evidence = proj.root / "docs" / "matrix" / "reports" / "2.6.0.json"
+    before = evidence.read_bytes()
+    local.unlink()  # nothing reruns: the committed evidence is all there is
+    proj.claims["optim.zero"]["correction"] = "the new wording of the truth"
+    proj.write()
+    m, md, page = proj.build()
+    assert cells(m, "optim.zero") == {"2.6.0": "refuted"}
+    assert "the new wording of the truth" in md and "the new wording of the truth" in page
+    assert "the old wording" not in md and "the old wording" not in page
+    assert evidence.read_bytes() == before, "the evidence did not change"
+
+
+@pytest.mark.parametrize("edit", ["flip-the-standing", "reword-the-claim", "edit-the-test"])
+def test_evidence_from_an_older_test_or_claim_decides_nothing(proj, edit):
+    proj.claim("optim.zero", "refuted")
+    proj.claim("optim.same")
+    proj.build(proj.report("torch-2.6.0.json", "2.6.0", {"optim.zero": "passed", "optim.same": "passed"}))
+    if edit == "flip-the-standing":
+        proj.claims["optim.zero"].update(standing="holds", correction=None)
+    elif edit == "reword-the-claim":
+        proj.claims["optim.zero"]["text"] = "other words"
+    else:
+        proj.bodies["optim.zero"] = "assert 1 + 1 == 2"
+    proj.write()
+    m, _, page = proj.build()
+    cell = row(m, "optim.zero").cells[0]
+    assert cell.verdict == "not-run"
+    assert cell.entry["reason"] == f"{provenance.STALE_REASON} (test_optim_zero)"
+    assert ('title="torch 2.6.0: not-run | not run: evidence from an older version of the test or claim: rerun '
+            '(test_optim_zero)') in page
+    assert cells(m, "optim.same") == {"2.6.0": "holds"}, "other claims' evidence still decides"
+    assert matrix.column_details(m.columns[0])["evidence"] == "2 tests, 1 stale (rerun them)"
+
+
+# --- the committed evidence -----------------------------------------------------------------------
+
+
+def test_each_columns_evidence_is_committed_small_and_rebuilds_the_same_page(proj):
+    proj.claim("optim.a", "refuted", correction="a correction only the inventory holds")
+    proj.claim("optim.b", text="a claim text only the inventory holds")
+    paths = [proj.report("torch-2.0.1.json", "2.0.1", {"optim.a": "passed", "optim.b": "passed"}),
+             proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed", "optim.b": "skipped"}),
+             proj.report("torch-2.6.0-gpu.json", "2.6.0", {"optim.a": "passed"}, device=H100)]
+    _, md, page = proj.build(*paths)
+    folder = proj.root / "docs" / "matrix" / "reports"
+    assert sorted(p.name for p in folder.iterdir()) == ["2.0.1.json", "2.6.0-nvidia-h100-80gb-hbm3.json", "2.6.0.json"]
+    for path in folder.iterdir():
+        text = path.read_text(encoding="utf-8")
+        doc = json.loads(text)
+        assert {"claims", "titles", "summary", "generated"}.isdisjoint(doc), path.name
+        assert {"schema", "environment", "runs", "tests"} <= set(doc)
+        assert "only the inventory holds" not in text, "no inventory text is copied"
+        assert all(set(t) >= {"claims", "outcome"} and None not in t.values() for t in doc["tests"].values())
+    for p in paths:
+        p.unlink()
+    stamps = {p: p.stat().st_mtime_ns for p in folder.iterdir()}
+    m, md2, page2 = proj.build()
+    assert [c.label for c in m.columns] == ["2.0.1", "2.6.0", f"2.6.0 \u00b7 {H100}"]
+    def same(text):  # the inputs differ (three local reports then, three committed files now); nothing else
+        return re.sub(r"\| report \|.*|<tr><th>report</th>.*?</tr>|report: [^|\"]*", "", text)
+    assert same(md2) == same(md) and same(page2) == same(page), "the committed evidence alone rebuilds the same matrix"
+    assert "| report | 2.0.1.json (committed, schema 2) | 2.6.0.json (committed, schema 2) |" in md2
+    assert {p: p.stat().st_mtime_ns for p in folder.iterdir()} == stamps, "unchanged evidence is not rewritten"
+    assert not list(folder.glob(".*")), "no temporary files left"
+
+
+def test_a_build_never_drops_a_committed_column_unless_asked(proj, capsys):
+    proj.claim("optim.a")
+    for v in ("2.0.1", "2.6.0"):
+        proj.report(f"torch-{v}.json", v, {"optim.a": "passed"})
+    reports = proj.root / "reports"
+    assert proj.main(reports / "torch-*.json") == 0
+    out = capsys.readouterr().out
+    assert "  2.0.1: 1 holds" in out
+    assert f"from local {reports / 'torch-2.0.1.json'} (1 test) -> " \
+           f"{proj.root / 'docs' / 'matrix' / 'reports' / '2.0.1.json'} (updated)" in out
+    # a newer local report of one column: its evidence joins the committed evidence of the others
+    proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": {"outcome": "failed", "reason": "boom"}})
+    (reports / "torch-2.0.1.json").unlink()
+    assert proj.main(reports / "torch-2.6.0.json") == 0
+    out = capsys.readouterr().out
+    assert "matrix: 1 claims x 2 columns" in out
+    assert f"from committed {proj.root / 'docs' / 'matrix' / 'reports' / '2.0.1.json'} (1 test) -> " in out
+    assert "(unchanged)" in out
+    assert (f"from committed {proj.root / 'docs' / 'matrix' / 'reports' / '2.6.0.json'} (all replaced) + "
+            f"local {reports / 'torch-2.6.0.json'} (1 test)") in out
+    # the evidence of a column is gone: the build refuses and writes nothing
+    page = (proj.root / "docs" / "matrix" / "claims-matrix.html").read_bytes()
+    (proj.root / "docs" / "matrix" / "reports" / "2.0.1.json").unlink()
+    assert proj.main(reports / "torch-2.6.0.json") == 2
+    err = capsys.readouterr().err
+    assert "has the column(s) 2.0.1, and no evidence for them is here" in err and "--only" in err
+    assert (proj.root / "docs" / "matrix" / "claims-matrix.html").read_bytes() == page
+    # ... unless asked for fewer columns
+    assert proj.main(reports / "torch-2.6.0.json", "--only", "2.6.*") == 0
+    assert "matrix: 1 claims x 1 columns (--only 2.6.*)" in capsys.readouterr().out
+    assert "<!-- columns: 2.6.0 -->" in (proj.root / "docs" / "matrix" / "claims-matrix.md").read_text()
+
+
+def test_a_page_built_before_the_columns_comment_is_guarded_too(proj, capsys):
+    proj.claim("optim.a")
+    local = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"})
+    md = proj.root / "docs" / "matrix" / "claims-matrix.md"
+    md.parent.mkdir(parents=True)
+    md.write_text("Built 2026-01-01 from 16 claims report(s) over torch 1.13.1, 2.6.0. The interactive page ...")
+    assert proj.main(local) == 2
+    assert "has the column(s) 1.13.1, and no evidence" in capsys.readouterr().err
+    assert not (proj.root / "docs" / "matrix" / "reports").exists()
+
+
+def test_schema_3_reports_are_read_and_their_evidence_passes_through(proj):
+    proj.claim("optim.a")
+    path = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"})
+    doc = json.loads(path.read_text())
+    doc["schema"] = 3
+    doc["tests"]["tests/test_x.py::test_optim_a"]["halves"] = {"first": "passed"}  # a field schema 3 adds
+    path.write_text(json.dumps(doc))
+    m, _, _ = proj.build(path)
+    assert cells(m, "optim.a") == {"2.6.0": "holds"}
+    committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
+    assert committed["schema"] == 3
+    assert committed["tests"]["tests/test_x.py::test_optim_a"]["halves"] == {"first": "passed"}
+
+
+def test_the_evidence_of_a_deleted_test_file_is_dropped_and_said(proj, capsys):
+    proj.claim("optim.a")
+    path = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"})
+    doc = json.loads(path.read_text())
+    doc["tests"]["tests/test_gone.py::test_a"] = doc["tests"]["tests/test_x.py::test_optim_a"]
+    path.write_text(json.dumps(doc))
+    assert proj.main(path) == 0
+    assert "2.6.0: the evidence of 1 test(s) whose file no longer exists is dropped" in capsys.readouterr().err
+    committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
+    assert list(committed["tests"]) == ["tests/test_x.py::test_optim_a"]
+
+
+def test_a_report_with_an_incomplete_run_is_refused_unless_asked(proj, capsys):
+    proj.claim("optim.a")
+    whole = proj.report("torch-2.0.1.json", "2.0.1", {"optim.a": "passed"}, complete=True)
+    cut = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"}, complete=False)
+    assert proj.main(whole, cut) == 2
+    err = capsys.readouterr().err
+    assert f"{cut}: an incomplete run: run 1 of 1 (pytest -m cpu, exit status 2) did not complete" in err
+    assert "--include-incomplete" in err
+    assert not (proj.root / "docs" / "matrix" / "reports").exists(), "nothing is written"
+    assert proj.main(whole, cut, "--include-incomplete") == 0
+    assert "the evidence of 2.6.0 includes an incomplete run" in capsys.readouterr().err
+    md = (proj.root / "docs" / "matrix" / "claims-matrix.md").read_text()
+    assert "(INCOMPLETE: run 1 of 1 (pytest -m cpu, exit status 2) did not complete)" in md
+
+
+@pytest.mark.parametrize("content, message", [
+    pytest.param("{not json", "cannot read a claims report", id="not-json"),
+    pytest.param(json.dumps({"schema": 1, "environment": {"torch": "2.0.1"}, "claims": []}),
+                 "not a claims report of schema 2 or 3 (found 1)", id="schema-1"),
+    pytest.param(json.dumps({"schema": 99, "environment": {"torch": "2.0.1"}}), "(found 99)", id="unknown-schema"),
+    pytest.param(json.dumps({"schema": 2, "environment": {}, "tests": {}}), "names no torch version", id="no-torch"),
+    pytest.param(json.dumps({"schema": 2, "environment": {"torch": "nightly"}, "tests": {}}), "unreadable torch version",
+                 id="bad-version"),
+    pytest.param(json.dumps({"schema": 2, "environment": {"torch": "2.0.1"}, "claims": []}), "records no evidence",
+                 id="no-evidence"),
+])
+def test_unmergeable_reports_are_refused_with_the_file_name(proj, capsys, content, message):
+    proj.claim("optim.a")
+    path = proj.root / "reports" / "r.json"
+    path.parent.mkdir()
+    path.write_text(content)
+    with pytest.raises(matrix.MatrixError, match=re.escape(message)) as info:
+        matrix.load(path)
+    assert str(info.value).startswith(f"{path}: ")
+    assert proj.main(path) == 2
+    assert f"fixtures.matrix: {path}: " in capsys.readouterr().err
+
+
+def test_command_line_defaults_and_missing_inputs(proj, capsys, monkeypatch):
+    proj.claim("optim.a")
+    proj.report("torch-2.0.1.json", "2.0.1", {"optim.a": "passed"})
+    proj.report("lib.json", "2.0.1", {"optim.a": "passed"})
+    monkeypatch.chdir(proj.root)
+    assert matrix.main([], inv=proj.inv, rootdir=proj.root) == 0, "defaults: reports/torch-*.json reports/lib*.json"
+    out = capsys.readouterr().out
+    assert "from local reports/torch-2.0.1.json" in out and "+ local reports/lib.json" in out
+    assert (proj.root / "docs" / "matrix" / "reports" / "2.0.1.json").exists()
+    assert matrix.main(["reports/nothing-*.json"], inv=proj.inv, rootdir=proj.root) == 2
+    assert "no report matches reports/nothing-*.json" in capsys.readouterr().err
+
+
+# --- the renderings ------------------------------------------------------------------------------
+
+
+def test_reasons_and_corrections_are_escaped_in_the_html_and_in_markdown_tables(proj):
     evil = '<script>alert("x")</script> & a|b'
-    path = write_report(tmp_path, "r.json", "2.6.0", {
-        "optim.a": {"verdict": "refuted", "correction": evil},
-        "optim.b": {"verdict": "not-run", "reason": evil},
-    })
-    _, md, page = build(tmp_path, path)
+    proj.claim("optim.a", "refuted", correction=evil)
+    proj.claim("optim.b")
+    _, md, page = proj.build(proj.report("r.json", "2.6.0", {"optim.a": "passed",
+                                                             "optim.b": {"outcome": "skipped", "reason": evil}}))
     assert "<script>alert" not in page
     assert page.count("<script>") == 1, "only the page's own filter script"
     assert html.escape(evil, quote=True) in page
@@ -214,208 +510,94 @@ def test_reasons_are_escaped_in_the_html_and_in_markdown_tables(tmp_path):
     assert "<script>" not in md and "a\\|b" in md
 
 
-def test_both_renderings_say_generated_do_not_edit_and_name_date_and_versions(tmp_path):
-    paths = [
-        write_report(tmp_path, "r1.json", "1.13.1+cu117", {"optim.a": "holds"}, torchvision="0.14.1", python="3.10.13"),
-        write_report(tmp_path, "r2.json", "2.14.1+cu130", {"optim.a": "holds"}, torchvision="0.29.1", python="3.11.7"),
-    ]
-    _, md, page = build(tmp_path, *paths)
+def test_both_renderings_say_generated_do_not_edit_and_name_date_and_versions(proj):
+    proj.claim("optim.a")
+    paths = [proj.report("r1.json", "1.13.1+cu117", {"optim.a": "passed"}),
+             proj.report("r2.json", "2.14.1+cu130", {"optim.a": "passed"})]
+    _, md, page = proj.build(*paths)
     for text in (md, page):
-        assert "do not edit" in text
-        assert "2026-02-03" in text
-        for exact in ("1.13.1+cu117", "0.14.1", "3.10.13", "2.14.1+cu130", "0.29.1", "3.11.7"):
+        assert "do not edit" in text and "2026-02-03" in text
+        for exact in ("1.13.1+cu117", "2.14.1+cu130", "r1.json", "r2.json", "2026-01-01T00:00:01+00:00"):
             assert exact in text
 
 
-def test_the_html_page_is_self_contained_with_a_topic_filter(tmp_path):
-    path = write_report(tmp_path, "r.json", "2.6.0", {"optim.a": "holds", "serial.b": "refuted"})
-    _, _, page = build(tmp_path, path)
+def test_the_html_page_is_self_contained_with_a_topic_filter_and_inventory_titles(proj):
+    proj.claim("optim.a")
+    proj.claim("serial.b", "refuted")
+    _, _, page = proj.build(proj.report("r.json", "2.6.0", {"optim.a": "passed", "serial.b": "passed"}))
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no external assets"
     assert re.findall(r"<link[^>]*>", page) == ['<link rel="icon" href="data:,">'], "only an inline (empty) icon"
     assert "@import" not in page and "url(" not in page
-    assert '<select id="topic">' in page and '<option value="serial">' in page
+    assert '<select id="topic">' in page and '<option value="serial">Serialization (serial.*)</option>' in page
     assert '<tr class="claim" data-id="serial.b" data-topic="serial" data-changed="0"' in page
     assert ".v-holds{background-color:" in page and 'class="v v-refuted"' in page
 
 
-def test_command_line_expands_patterns_and_fails_clearly(tmp_path, capsys):
-    (tmp_path / "reports").mkdir()
-    write_report(tmp_path / "reports", "torch-2.0.1.json", "2.0.1", {"optim.a": "holds"})
-    write_report(tmp_path / "reports", "torch-1.13.1.json", "1.13.1", {"optim.a": "refuted"})
-    out = tmp_path / "docs"
-    assert matrix.main([str(tmp_path / "reports" / "torch-*.json"), "--out", str(out)]) == 0
-    assert "refuted \u2192 holds: changed between 1.13.1 and 2.0.1" in (out / "claims-matrix.md").read_text()
-    assert (out / "claims-matrix.html").exists()
-
-    assert matrix.main([str(tmp_path / "nothing-*.json"), "--out", str(out)]) == 2
-    assert "no report matches" in capsys.readouterr().err
-
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"schema": 1, "environment": {}, "claims": []}))
-    assert matrix.main([str(bad), "--out", str(out)]) == 2
-    assert "names no torch version" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("content, message", [
-    pytest.param("{not json", "cannot read a claims report", id="not-json"),
-    pytest.param(json.dumps({"schema": 3, "environment": {"torch": "2.0.1"}}), "not a claims report of schema 1 or 2",
-                 id="other-schema"),
-    pytest.param(json.dumps({"schema": 1, "environment": {"torch": "nightly"}}), "unreadable torch version", id="bad-version"),
-])
-def test_unmergeable_reports_are_refused_with_the_file_name(tmp_path, content, message):
-    path = tmp_path / "r.json"
-    path.write_text(content)
-    with pytest.raises(matrix.MatrixError, match=re.escape(message)) as info:
-        matrix.load(path)
-    assert "r.json" in str(info.value)
-
-
-def test_a_partial_run_is_flagged_in_the_header_and_on_stderr(tmp_path, capsys):
-    whole = write_report(tmp_path, "torch-2.0.1.json", "2.0.1", {"optim.a": "holds"})
-    part = write_report(tmp_path, "torch-2.3.1.json", "2.3.1", {"optim.a": "holds"})
+def test_a_partial_run_is_flagged_in_the_header_and_on_stderr(proj, capsys):
+    proj.claim("optim.a")
+    whole = proj.report("torch-2.0.1.json", "2.0.1", {"optim.a": "passed"})
+    part = proj.report("torch-2.3.1.json", "2.3.1", {"optim.a": "passed"}, args=("--claim", "optim.a", "-q"))
     doc = json.loads(part.read_text())
-    doc["run"] = {"args": ["--claim", "optim.a", "-q"], "markexpr": "", "claims": ["optim.a"]}
+    doc["runs"][0]["claims"] = ["optim.a"]
     part.write_text(json.dumps(doc))
     assert matrix.load(whole).partial is None
     assert matrix.load(part).partial == "--claim optim.a"
-    assert matrix.main([str(whole), str(part), "--out", str(tmp_path / "out")]) == 0
-    assert "torch-2.3.1.json is a partial run (--claim optim.a)" in capsys.readouterr().err
-    md = (tmp_path / "out" / "claims-matrix.md").read_text()
+    assert proj.main(whole, part) == 0
+    assert "the evidence of 2.3.1 is a partial run (--claim optim.a)" in capsys.readouterr().err
+    md = (proj.root / "docs" / "matrix" / "claims-matrix.md").read_text()
     assert "| selection | -m cpu | --claim optim.a -q (PARTIAL RUN: --claim optim.a) |" in md
 
 
-# --- schema 2: devices, decided_by, ranges, benchmark figures ---------------------------------
-
-H100 = "NVIDIA H100 80GB HBM3"
-
-
-def test_a_gpu_run_is_its_own_column_and_never_conflicts_with_the_cpu_run(tmp_path):
-    gpu_claim = {"verdict": "refuted", "correction": "on CUDA it is not", "decided_by": "gpu"}
-    paths = [
-        write_report(tmp_path, "torch-2.11.0.json", "2.11.0+cu128", schema=2,
-                     claims={"optim.a": "holds", "optim.g": {"verdict": "not-run", "decided_by": "gpu",
-                                                             "reason": "needs a CUDA GPU (found 0)"}}),
-        write_report(tmp_path, "torch-2.11.0-gpu.json", "2.11.0+cu128", schema=2, device=H100,
-                     claims={"optim.a": "holds", "optim.g": gpu_claim}),
-        write_report(tmp_path, "torch-2.10.0.json", "2.10.0", schema=2, claims={"optim.a": "holds"}),
-    ]
-    m, md, page = build(tmp_path, *paths)
-    assert [c.label for c in m.columns] == ["2.10.0", "2.11.0", f"2.11.0 \u00b7 {H100}"]
-    assert [c.device for c in m.columns] == ["cpu", "cpu", H100]
-    assert list(cells(m, "optim.g").values()) == ["absent", "not-run", "refuted"]
-    assert "conflict" not in cells(m, "optim.a").values()
-    assert f"| 2.10.0 | 2.11.0 | 2.11.0 \u00b7 {H100} |" in md
-    assert f'<th class="lane" colspan="1" title="{H100}">{H100}</th>' in page
+def _bench(value, spread):
+    return {"outcome": "passed", "kind": {"gpus": 0, "benchmark": True}, "figures": [
+        {"name": "float64 / float32 time", "value": value, "spread": spread, "unit": "x"},
+        {"name": "not a number", "value": "n/a"}]}
 
 
-def test_a_column_without_gpus_never_decides_a_gpu_claim(tmp_path):
-    # an old schema-1 CPU report called a GPU claim holds on its CPU case; the newest report
-    # (schema 2) says the claim is decided by a GPU: the CPU column shows not-run with the reason
-    old = write_report(tmp_path, "torch-2.0.1.json", "2.0.1", {
-        "cuda.x": {"verdict": "holds", "tests": [
-            {"nodeid": "tests/test_cuda.py::test_x[cpu]", "outcome": "passed", "reason": None},
-            {"nodeid": "tests/test_cuda.py::test_x[cuda]", "outcome": "skipped", "reason": "needs a CUDA GPU (found 0)"}]},
-    })
-    new = write_report(tmp_path, "torch-2.6.0.json", "2.6.0", schema=2, claims={
-        "cuda.x": {"verdict": "not-run", "decided_by": "gpu", "reason": "needs a CUDA GPU (found 0)",
-                   "supporting": "supporting evidence ran: the CPU test (1) passed",
-                   "tests": [{"nodeid": "tests/test_cuda.py::test_x[cpu]", "outcome": "passed", "reason": None,
-                              "role": "supporting", "device": "cpu"},
-                             {"nodeid": "tests/test_cuda.py::test_x[cuda]", "outcome": "skipped",
-                              "reason": "needs a CUDA GPU (found 0)", "role": "deciding", "device": "cuda"}]},
-    })
-    gpu = write_report(tmp_path, "torch-2.6.0-gpu.json", "2.6.0", schema=2, device=H100,
-                       claims={"cuda.x": {"verdict": "holds", "decided_by": "gpu"}})
-    m, md, page = build(tmp_path, old, new, gpu)
-    assert list(cells(m, "cuda.x").values()) == ["not-run", "not-run", "holds"]
-    old_cell, new_cell, _ = row(m, "cuda.x").cells
-    assert "decided by gpu evidence (needs a CUDA GPU): this column ran without a GPU" in old_cell.entry["reason"]
-    assert "the report said holds" in old_cell.entry["reason"]
-    assert old_cell.supporting == "supporting evidence ran: 1 CPU test passed"
-    assert new_cell.supporting == "supporting evidence ran: the CPU test (1) passed"
-    assert changes(m, "cuda.x") == [], "a not-run CPU column and a GPU column make no transition"
-    note = matrix.cell_note(new_cell, "2.6.0")
-    assert "not run: needs a CUDA GPU (found 0)" in note and "supporting evidence ran" in note
-    assert "supporting evidence ran: the CPU test (1) passed" in page
-
-
-def test_consecutive_versions_with_the_same_verdict_collapse_into_one_range_cell(tmp_path):
-    spec = [("1.13.1", "holds"), ("2.0.1", "holds"), ("2.1.2", "not-run"), ("2.2.2", "refuted"),
-            ("2.3.1", {"verdict": "refuted", "correction": "another truth"}), ("2.4.1", "refuted")]
-    paths = [write_report(tmp_path, f"torch-{v}.json", v, {"optim.a": verdict, "optim.b": "holds"}, schema=2)
-             for v, verdict in spec]
-    paths.append(write_report(tmp_path, "gpu.json", "2.4.1", {"optim.a": "holds", "optim.b": "holds"}, schema=2,
-                              device=H100))
-    m, md, page = build(tmp_path, *paths)
-    segs = [(s.device, s.first, s.last, s.verdict, s.span) for s in row(m, "optim.a").segments]
-    assert segs == [("cpu", "1.13.1", "2.0.1", "holds", 2), ("cpu", "2.1.2", "2.1.2", "not-run", 1),
-                    ("cpu", "2.2.2", "2.2.2", "refuted", 1), ("cpu", "2.3.1", "2.3.1", "refuted", 1),
-                    ("cpu", "2.4.1", "2.4.1", "refuted", 1), (H100, "2.4.1", "2.4.1", "holds", 1)], \
-        "a changed correction starts a new range"
-    assert [(s.first, s.last, s.span) for s in row(m, "optim.b").segments] == [("1.13.1", "2.4.1", 6), ("2.4.1", "2.4.1", 1)]
-    assert ('<td class="seg v-holds" colspan="6" data-claim="optim.b" data-verdict="holds" data-device="cpu" '
-            'data-first="1.13.1" data-last="2.4.1"') in page
-    assert changes(m, "optim.a") == [
-        "holds \u2192 refuted: changed between 2.0.1 and 2.2.2",
-        "refuted \u2192 refuted (the correction changed): changed between 2.2.2 and 2.3.1",
-        "refuted \u2192 refuted (the correction changed): changed between 2.3.1 and 2.4.1",
-    ]
-
-
-def test_benchmark_claims_show_their_figures_per_version_in_both_renderings(tmp_path):
-    def bench(value, spread):
-        return {"verdict": "holds", "decided_by": "benchmark-cpu", "figures": [
-            {"test": "tests/test_b.py::test_f", "name": "float64 / float32 time", "value": value, "spread": spread,
-             "unit": "x"}, {"test": "tests/test_b.py::test_f", "name": "not a number", "value": "n/a"}]}
-    paths = [write_report(tmp_path, "a.json", "2.0.1", {"optim.bench": bench(1.93, 0.05)}, schema=2),
-             write_report(tmp_path, "b.json", "2.6.0", {"optim.bench": bench(2.41, 0.11)}, schema=2)]
-    m, md, page = build(tmp_path, *paths)
+def test_benchmark_claims_show_their_figures_per_version_in_both_renderings(proj):
+    proj.claim("optim.bench", decided_by="benchmark-cpu")
+    paths = [proj.report("a.json", "2.0.1", {"optim.bench": _bench(1.93, 0.05)}),
+             proj.report("b.json", "2.6.0", {"optim.bench": _bench(2.41, 0.11)})]
+    m, md, page = proj.build(*paths)
     assert row(m, "optim.bench").benchmark
-    assert "## Benchmark figures" in md
     assert "| `optim.bench` | float64 / float32 time | \u2713 holds: 1.93 \u00b1 0.05x | \u2713 holds: 2.41 \u00b1 0.11x |" in md
-    detail = re.search(r'<template id="detail-optim.bench">(.*?)</template>', page, re.S).group(1)
-    assert "<td>2.0.1</td><td>cpu</td>" in detail and "1.93 \u00b1 0.05x" in detail and "2.41 \u00b1 0.11x" in detail
-    assert "n/a" not in detail, "only numeric figures are shown"
+    text = detail(page, "optim.bench")
+    assert "<td>2.0.1</td><td>cpu</td>" in text and "1.93 \u00b1 0.05x" in text and "2.41 \u00b1 0.11x" in text
+    assert "n/a" not in text, "only numeric figures are shown"
 
 
-def test_the_benchmark_plot_is_an_inline_svg_drawn_by_matplotlib(tmp_path):
+def test_the_benchmark_plot_is_an_inline_svg_drawn_by_matplotlib(proj):
     pytest.importorskip("matplotlib", reason="matplotlib (requirements-matrix.txt) draws the benchmark plots")
-    paths = [write_report(tmp_path, f"{v}.json", v, {"optim.bench": {
-        "verdict": "holds", "decided_by": "benchmark-cpu",
-        "figures": [{"test": "t", "name": "ratio", "value": x, "spread": 0.1, "unit": "x"}]}}, schema=2)
-        for v, x in (("2.0.1", 1.5), ("2.6.0", 1.7), ("2.14.1", 1.6))]
-    _, _, page = build(tmp_path, *paths)
-    detail = re.search(r'<template id="detail-optim.bench">(.*?)</template>', page, re.S).group(1)
-    svg = re.search(r'<div class="svgplot"[^>]*>(<svg.*?</svg>)', detail, re.S)
+    proj.claim("optim.bench", decided_by="benchmark-cpu")
+    paths = [proj.report(f"{v}.json", v, {"optim.bench": _bench(x, 0.1)})
+             for v, x in (("2.0.1", 1.5), ("2.6.0", 1.7), ("2.14.1", 1.6))]
+    _, _, page = proj.build(*paths, evidence=False)
+    svg = re.search(r'<div class="svgplot"[^>]*>(<svg.*?</svg>)', detail(page, "optim.bench"), re.S)
     assert svg, "no inline SVG plot in the benchmark claim's detail"
     assert "<?xml" not in page and "<!DOCTYPE svg" not in page
     for label in ("2.0.1", "2.6.0", "2.14.1", "optim.bench"):
         assert label in svg.group(1)
     assert not re.search(r"""(xlink:)?href=["']https?:""", svg.group(1))
-    # the same input gives the same page (no dates or random ids in the SVG)
-    again = build(tmp_path, *paths)[2]
-    assert again == page
+    assert proj.build(*paths, evidence=False)[2] == page, "the same input gives the same page"
 
 
-def test_each_claim_has_a_detail_with_source_decided_by_evidence_and_roles(tmp_path):
-    path = write_report(tmp_path, "r.json", "2.6.0", schema=2, claims={"optim.a": {
-        "verdict": "refuted", "correction": "really it does X", "source": ["004_x.txt \u203a what is it"],
-        "tests": [{"nodeid": "tests/test_o.py::test_a[cpu]", "outcome": "passed", "reason": None, "role": "deciding",
-                   "device": "cpu"},
-                  {"nodeid": "tests/test_o.py::test_a[cuda]", "outcome": "skipped", "role": "supporting",
-                   "device": "cuda", "reason": "needs a CUDA GPU (found 0)"}]}})
-    _, _, page = build(tmp_path, path)
-    detail = re.search(r'<template id="detail-optim.a">(.*?)</template>', page, re.S).group(1)
-    for text in ("004_x.txt \u203a what is it", "<b>Decided by:</b> cpu", "really it does X",
-                 "tests/test_o.py::test_a[cuda]", "supporting", "needs a CUDA GPU (found 0)", "deciding"):
-        assert html.escape(text, quote=False) in detail or text in detail, text
+def test_each_claim_has_a_detail_with_source_decided_by_evidence_and_roles(proj):
+    proj.claim("optim.a", "refuted", correction="really it does X", source=["004_x.txt \u203a what is it"])
+    proj.build(proj.report("r.json", "2.6.0", {"optim.a": "passed"}))
+    doc = json.loads((proj.root / "reports" / "r.json").read_text())
+    doc["tests"]["tests/test_x.py::test_optim_a[cuda]"] = {  # its CUDA case: supporting, skipped
+        **doc["tests"]["tests/test_x.py::test_optim_a"], "outcome": "skipped", "kind": {"gpus": 1},
+        "reason": "needs a CUDA GPU (found 0)"}
+    (proj.root / "reports" / "r.json").write_text(json.dumps(doc))
+    _, _, page = proj.build(proj.root / "reports" / "r.json")
+    text = detail(page, "optim.a")
+    for part in ("004_x.txt \u203a what is it", "<b>Decided by:</b> cpu", "really it does X",
+                 "tests/test_x.py::test_optim_a[cuda]", "supporting", "needs a CUDA GPU (found 0)", "deciding"):
+        assert html.escape(part, quote=False) in text or part in text, part
     assert 'data-search="optim.a text of optim.a optim cpu 004_x.txt \u203a what is it really it does x"' in page
 
 
-def test_schema_1_and_schema_2_reports_merge_into_one_matrix(tmp_path):
-    paths = [write_report(tmp_path, "old.json", "1.13.1", {"optim.a": "holds"}),
-             write_report(tmp_path, "new.json", "2.14.1", {"optim.a": "refuted"}, schema=2)]
-    m, md, _ = build(tmp_path, *paths)
-    assert [r.schema for c in m.columns for r in c.reports] == [1, 2]
-    assert "old.json (schema 1)" in md and "new.json (schema 2)" in md
-    assert changes(m, "optim.a") == ["holds \u2192 refuted: changed between 1.13.1 and 2.14.1"]
+def test_the_verdict_words_are_the_reports():
+    assert matrix.VERDICTS is report.VERDICT_ORDER
+    assert tuple(matrix.SUMMARY_ORDER) == tuple(report.VERDICT_ORDER)
+    assert set(matrix.BEHAVIOUR) >= {"holds", "refuted", "failed"} and "inconclusive" not in matrix.BEHAVIOUR

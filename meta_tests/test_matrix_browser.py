@@ -2,9 +2,9 @@
 Playwright (`pip install -r requirements-matrix.txt`, `apt-get install chromium`; Playwright never
 downloads a browser here: it starts /usr/bin/chromium, or the one CHROMIUM names).
 
-The page is built from claims reports written here: the real claim inventory (tests/claims/*.toml,
-so IDs and texts have their real lengths) on the torch releases of tox.ini (its EXPECT_TORCH lines)
-and one GPU column, with verdicts that change at known versions. Checked: the page loads from file:// with no console
+The page is built from claims reports made here by the real builder from evidence: the real claim
+inventory (tests/claims/*.toml, so IDs and texts have their real lengths, with standings that change
+at known versions) on the torch releases of tox.ini (its EXPECT_TORCH lines) and one GPU column. Checked: the page loads from file:// with no console
 error, the search filters rows, a claim's detail opens, the range cells say what the JSON reports
 say, and at 1366x768 the range view needs no horizontal scrolling (screenshot saved under pytest's
 tmp dir; with MATRIX_SCREENSHOT=PATH also there, and of docs/matrix/claims-matrix.html when that
@@ -13,6 +13,7 @@ committed picture). Without Playwright or Chromium every test skips, naming what
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -21,7 +22,7 @@ import shutil
 
 import pytest
 
-from fixtures import inventory, matrix
+from fixtures import inventory, matrix, provenance, report
 from spec_runner import ROOT, tox_torch_releases
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -69,44 +70,81 @@ def _verdict(claim, release: str, device: str) -> dict:
     return out
 
 
+# a test kind that decides a claim of each decided_by (fixtures/report.py DECIDERS)
+KINDS = {"cpu": {"gpus": 0}, "gpu": {"gpus": 1}, "multi-gpu": {"gpus": 2}, "multi-process": {"processes": True},
+         "benchmark-cpu": {"benchmark": True}, "benchmark-gpu": {"benchmark": True, "gpus": 1},
+         "external-lib": {"libs": ["x"]}, "network": {"network": True}}
+
+
+def _standings(claim) -> tuple:
+    """Standings (version ranges) that give the verdicts _verdict() makes up: the page's inventory."""
+    ranges = []
+    for i, release in enumerate(RELEASES):
+        v = _verdict(claim, release, "cpu" if claim.decided_by not in GPU_DECIDED else GPU)
+        if v["verdict"] in ("holds", "refuted") and (not ranges or (ranges[-1][0], ranges[-1][1]) != (v["verdict"], v.get("correction"))):
+            ranges.append([v["verdict"], v.get("correction"), release])
+    if not ranges:
+        return ()
+    out = []
+    for k, (verdict, correction, since) in enumerate(ranges):
+        before = ranges[k + 1][2] if k + 1 < len(ranges) else None
+        out.append(inventory.Standing(verdict, correction, since if k else None, before))
+    return tuple(out)
+
+
+def _records(claim, release: str, device: str, root, inv) -> dict:
+    """The evidence of one claim in one column: records as the plugin writes them, stamped."""
+    v = _verdict(claim, release, device)
+    nodeid = f"tests/test_spec.py::test_claim[{claim.id}]"
+    kind = dict(KINDS[claim.decided_by])
+    rec = {"claims": [claim.id], "reason": v.get("reason"), "figures": [], "inconclusive": None, "kind": kind, "run": 0}
+    out = {}
+    if v["verdict"] in ("holds", "refuted", "failed"):
+        rec["outcome"] = "passed" if v["verdict"] != "failed" else "failed"
+        if claim.decided_by.startswith("benchmark") and v["verdict"] != "failed":
+            x = 1.2 + (RELEASES.index(release) % 5) * 0.1
+            rec["figures"] = [{"name": "slow / fast time", "value": round(x, 3), "spread": 0.04, "unit": "x"}]
+    else:
+        rec["outcome"] = "skipped"
+        if v.get("supporting"):  # the CPU case of a GPU-decided claim passed
+            out[f"tests/test_spec.py::test_claim[{claim.id}-cpu]"] = {**rec, "outcome": "passed", "reason": None,
+                                                                      "kind": {"gpus": 0}}
+    out[nodeid] = rec
+    for n, r in out.items():
+        if r["outcome"] != "skipped":
+            r.update(provenance.stamp(root, inv, n, [claim.id]))
+    return out
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """(page path, {(release, device): {claim ID: verdict}}) from the reports written here."""
-    inv = inventory.load()
+    """(page path, {(release, device): {claim ID: verdict}}, report paths): reports made by the
+    real builder (report.build) from evidence written here, under the real inventory's claims with
+    standings that change at known versions; the matrix recomputes every cell from that evidence."""
+    real = inventory.load()
     tmp = tmp_path_factory.mktemp("matrix-page")
+    (tmp / "tests").mkdir()
+    (tmp / "tests" / "test_spec.py").write_text("def test_claim():\n    assert True\n", encoding="utf-8")
+    inv = inventory.Inventory({cid: dataclasses.replace(c, standings=_standings(c)) for cid, c in real.claims.items()},
+                              dict(real.titles))
     columns = [(r, "cpu") for r in RELEASES] + [(RELEASES[-1], GPU)]
     expected: dict[tuple[str, str], dict[str, str]] = {}
     paths = []
     for release, device in columns:
-        claims = []
+        tests = {}
         for cid, claim in inv.claims.items():
-            v = _verdict(claim, release, device)
-            figures = []
-            if claim.decided_by.startswith("benchmark") and v["verdict"] in ("holds", "refuted"):
-                x = 1.2 + (RELEASES.index(release) % 5) * 0.1
-                figures = [{"test": f"tests/test_b.py::test_{cid}", "name": "slow / fast time", "value": round(x, 3),
-                            "spread": 0.04, "unit": "x"}]
-            claims.append({
-                "id": cid, "topic": claim.topic, "claim": claim.text, "source": list(claim.source),
-                "needs": list(claim.needs), "decided_by": claim.decided_by, "standing": None, "history": None,
-                "correction": None, "reason": None, "supporting": None, **v,
-                "tests": [{"nodeid": f"tests/test_{claim.topic}.py::test_{cid.split('.', 1)[1]}", "outcome":
-                           "passed" if v["verdict"] in ("holds", "refuted") else "failed" if v["verdict"] == "failed"
-                           else "skipped", "reason": v.get("reason"), "role": "deciding",
-                           "device": "cuda" if device != "cpu" else "cpu"}],
-                "figures": figures,
-            })
-            expected.setdefault((release, device), {})[cid] = v["verdict"]
-        doc = {"schema": 2, "generated": "2026-01-01T00:00:00+00:00",
-               "environment": {"torch": release + ("+cu130" if device != "cpu" else ""), "torchvision": "0.0.0",
-                               "numpy": "2.2.6", "python": "3.11.7", "gpu_count": int(device != "cpu"),
-                               "gpu_names": [device] if device != "cpu" else [], "device": device},
-               "runs": [{"args": ["-m", "gpu" if device != "cpu" else "cpu"], "claims": []}],
-               "titles": dict(inv.titles), "summary": {}, "claims": claims}
+            tests.update(_records(claim, release, device, tmp, inv))
+            expected.setdefault((release, device), {})[cid] = _verdict(claim, release, device)["verdict"]
+        env = {"torch": release + ("+cu130" if device != "cpu" else ""), "torchvision": "0.0.0", "numpy": "2.2.6",
+               "python": "3.11.7", "machine": "m", "gpu_count": int(device != "cpu"),
+               "gpu_names": [device] if device != "cpu" else [], "device": device}
+        env["fingerprint"] = report.fingerprint(env)
+        runs = [{"args": ["-m", "gpu" if device != "cpu" else "cpu"], "markexpr": "cpu", "claims": [],
+                 "finished": "2026-01-01T00:00:00+00:00"}]
         path = tmp / f"torch-{release}-{'gpu' if device != 'cpu' else 'cpu'}.json"
-        path.write_text(json.dumps(doc), encoding="utf-8")
+        report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
         paths.append(path)
-    matrix.build(paths, tmp / "out", today="2026-02-03")
+    matrix.build(paths, tmp / "out", today="2026-02-03", inv=inv, rootdir=tmp)
     return tmp / "out" / "claims-matrix.html", expected, paths
 
 
@@ -179,7 +217,7 @@ def test_a_claims_detail_opens_with_text_source_verdicts_and_evidence(built, pag
     assert inv[cid].source[0] in text
     assert "Decided by: benchmark-gpu" in text
     assert "Verdict per version and device" in text and GPU in text
-    assert "Evidence" in text and f"test_{cid.split('.', 1)[1]}" in text
+    assert "Evidence" in text and f"test_claim[{cid}]" in text
     assert "Benchmark figures" in text and "1.2 \u00b1 0.04x" in text
     assert dialog.locator(".svgplot svg").count() == 1, "the benchmark plot (inline SVG)"
     page.click("#detail-close")
