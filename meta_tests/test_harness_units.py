@@ -1,4 +1,6 @@
 """Unit tests of the harness's pure parts: inventory validation, version ranges, verdicts."""
+import datetime
+import json
 import pathlib
 import re
 
@@ -183,9 +185,8 @@ def previous(tests, env=ENV):
 
 def test_merge_adds_a_run_to_the_report_of_the_same_environment():
     old = previous({"a.py::t1": record(["t.a"], "passed"), "a.py::t2": record(["t.a"], "skipped", reason="r")})
-    tests, runs, note = report.merge(old, ENV, {"b.py::t3": record(["t.a"], "passed", {"gpus": 1})},
-                                     collected={"b.py::t3"})
-    assert note is None and len(runs) == 1
+    tests, runs = report.merge(old, {"b.py::t3": record(["t.a"], "passed", {"gpus": 1})}, collected={"b.py::t3"})
+    assert len(runs) == 1
     assert set(tests) == {"a.py::t1", "a.py::t2", "b.py::t3"} and tests["b.py::t3"]["run"] == 1
 
 
@@ -201,28 +202,60 @@ def test_merge_adds_a_run_to_the_report_of_the_same_environment():
     ],
 )
 def test_merge_keeps_the_strongest_evidence(old, new, kept):
-    tests, _, _ = report.merge(previous({"a.py::t": record(["t.a"], old)}), ENV, {"a.py::t": record(["t.a"], new)},
-                               collected={"a.py::t"})
+    tests, _ = report.merge(previous({"a.py::t": record(["t.a"], old)}), {"a.py::t": record(["t.a"], new)},
+                            collected={"a.py::t"})
     assert tests["a.py::t"]["outcome"] == kept
 
 
 def test_merge_drops_tests_that_a_collected_file_no_longer_has():
     old = previous({"a.py::old_name": record(["t.a"], "passed"), "z.py::t": record(["t.a"], "passed")})
-    tests, _, _ = report.merge(old, ENV, {"a.py::new_name": record(["t.a"], "passed")}, collected={"a.py::new_name"})
+    tests, _ = report.merge(old, {"a.py::new_name": record(["t.a"], "passed")}, collected={"a.py::new_name"})
     assert set(tests) == {"a.py::new_name", "z.py::t"}
 
 
+def test_merge_keeps_the_siblings_of_a_test_run_by_node_id():
+    old = previous({"a.py::t1": record(["t.a"], "passed"), "a.py::t2": record(["t.a"], "passed")})
+    tests, _ = report.merge(old, {"a.py::t1": record(["t.a"], "failed")}, collected={"a.py::t1"}, narrowed={"a.py"})
+    assert set(tests) == {"a.py::t1", "a.py::t2"} and tests["a.py::t1"]["outcome"] == "failed"
+
+
 @pytest.mark.parametrize(
-    "doc, note",
+    "doc, why",
     [
         pytest.param(previous({"a.py::t": record(["t.a"], "passed")}, env={**ENV, "fingerprint": "other"}),
-                     "replaced the report of another environment", id="other-environment"),
-        pytest.param({"schema": 1, "claims": []}, "replaced a report of schema 1", id="old-schema"),
+                     "belongs to another environment", id="other-environment"),
+        pytest.param({"schema": 1, "claims": []}, "is a report of schema 1", id="old-schema"),
+        pytest.param([1, 2], "is a report of schema 'list'", id="not-a-report"),
+        pytest.param("garbage", "cannot be read as a claims report", id="unreadable"),
     ],
 )
-def test_merge_never_mixes_in_another_environment(doc, note):
-    tests, runs, got = report.merge(doc, ENV, {"b.py::t": record(["t.a"], "passed")}, collected={"b.py::t"})
-    assert set(tests) == {"b.py::t"} and runs == [] and note in got
+def test_a_report_this_run_cannot_add_to_is_named_and_never_merged(tmp_path, doc, why):
+    path = tmp_path / "claims.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    got, reason = report.load_previous(path, ENV)
+    assert got is None and why in reason, reason
+
+
+@pytest.mark.parametrize("schema", report.MERGEABLE_SCHEMAS)
+def test_a_report_of_a_mergeable_schema_is_added_to(tmp_path, schema):
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps({**previous({"a.py::t": record(["t.a"], "passed")}), "schema": schema}))
+    got, reason = report.load_previous(path, ENV)
+    assert reason is None and set(got["tests"]) == {"a.py::t"}
+
+
+def test_aside_never_overwrites_an_earlier_one(tmp_path):
+    now = datetime.datetime(2026, 11, 24, 10, 0, 0, tzinfo=datetime.timezone.utc)
+    moved = []
+    for text in ("first", "second"):
+        (tmp_path / "claims.json").write_text(text)
+        (tmp_path / "claims.md").write_text(text + " md")
+        moved.append(report.aside(tmp_path / "claims.json", now=now))
+    assert [p.name for p in moved] == ["claims.2026-11-24T10-00-00.aside.json",
+                                       "claims.2026-11-24T10-00-00-1.aside.json"]
+    assert [p.read_text() for p in moved] == ["first", "second"]
+    assert moved[1].with_suffix(".md").read_text() == "second md"
+    assert not (tmp_path / "claims.json").exists()
 
 
 def test_needs_reasons_list_everything_missing(monkeypatch):
