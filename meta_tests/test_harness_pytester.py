@@ -304,7 +304,7 @@ def test_a_run_that_executes_no_test_leaves_the_report_untouched(project):
     assert (project.path / "reports" / "claims.json").read_text() == before
 
 
-def test_a_report_of_another_environment_is_replaced_not_merged(project):
+def test_a_report_of_another_environment_is_moved_aside_not_merged(project):
     project.runpytest("-m", "cpu")
     path = project.path / "reports" / "claims.json"
     doc = json.loads(path.read_text())
@@ -312,6 +312,9 @@ def test_a_report_of_another_environment_is_replaced_not_merged(project):
     doc["environment"]["machine"] = "elsewhere"
     path.write_text(json.dumps(doc))
     result = project.runpytest("--claim", "x.refuted")
-    result.stdout.fnmatch_lines(["*replaced the report of another environment (torch * on elsewhere, *)*"])
+    result.stdout.fnmatch_lines(["*the earlier report was moved aside to *claims.*.aside.json: "
+                                 "it belongs to another environment (torch * on elsewhere, *)*"])
+    (aside,) = path.parent.glob("claims.*.aside.json")
+    assert json.loads(aside.read_text()) == doc
     doc, claims = verdicts(project)
     assert len(doc["runs"]) == 1 and claims["x.both"]["verdict"] == "not-run"
