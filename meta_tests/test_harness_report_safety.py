@@ -59,7 +59,8 @@ import pytest
 
 @pytest.mark.claim("x.a")
 def test_a():
-    pass
+    if os.environ.get("CRASH_WORKER") == os.environ.get("PYTEST_XDIST_WORKER", "none"):
+        os._exit(3)  # the worker process dies, as on a segfault or the OOM killer
 
 @pytest.mark.claim("x.b")
 def test_b():
@@ -176,6 +177,19 @@ def test_a_keyboard_interrupt_mid_run_leaves_the_report_byte_identical(mini):
     assert result.returncode == pytest.ExitCode.INTERRUPTED, result.stdout[-2000:]
     assert "claims report not written: the run was interrupted" in result.stdout, result.stdout[-2000:]
     assert path.read_bytes() == before
+
+
+def test_a_lost_gw0_still_gives_the_report_this_environment(mini):
+    # gw0 is the worker that looks at the machine; when it dies before reporting, the controller
+    # looks itself, or the report would read as another environment's and be moved aside next run
+    assert run(mini).returncode == 0
+    first = load(mini / "reports" / "claims.json")["environment"]
+    result = run(mini, "-n", "1", env={"CRASH_WORKER": "gw0"})
+    assert "crashed" in result.stdout, result.stdout[-2000:]
+    doc = load(mini / "reports" / "claims.json")
+    assert doc["environment"]["fingerprint"] == first["fingerprint"], (doc["environment"], first)
+    assert not list((mini / "reports").glob("*.aside.json")), "the report of this environment was moved aside"
+    assert doc["runs"][-1]["complete"] is False and "gw0" in doc["runs"][-1]["incomplete"]
 
 
 def test_a_run_stopped_early_is_written_but_recorded_incomplete(mini):
