@@ -7,6 +7,7 @@ import pytest
 # that cannot be registered twice: a later re-import after such a drop fails ("Only a single
 # TORCH_LIBRARY ..."). Importing it here, before any in-process run of this module (the only meta
 # tests that run pytest in-process), keeps it out of every one of them.
+import torch
 import torch._dynamo  # noqa: F401
 
 from spec_runner import ROOT
@@ -125,7 +126,13 @@ def test_cudaclaim_on_a_gpu():
 
 
 @pytest.fixture
-def project(pytester):
+def project(pytester, monkeypatch):
+    # the expectations are those of a machine without GPUs, also on a GPU machine: the mini project
+    # (in this process and in its xdist workers) sees none. NVML's count honours the variable until
+    # CUDA starts in this process; the CUDA runtime would read it once per process.
+    assert not torch.cuda.is_initialized(), "CUDA started in this process: the mini project cannot hide the GPUs"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setenv("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     pytester.makeini(INI)
     # the harness package must be importable in the mini project's xdist workers too, which
     # start from the sys.path frozen when the outer pytest started (PYTHONPATH does not reach them)

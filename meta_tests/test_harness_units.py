@@ -276,3 +276,12 @@ def test_needs_reasons_list_everything_missing(monkeypatch):
     met = {"gpus": 0, "min_torch": "1.0", "max_torch": None, "libs": ["json"], "network": False, "processes": True,
            "serial": True}
     assert missing(met, found_gpus=0, torch_version="2.14.1") == []
+
+
+@pytest.mark.parametrize("visible, hidden", [
+    (None, False), ("0", False), ("1,0", False), ("GPU-5ab1", False),
+    ("", True), (" ", True), ("-1", True), ("-1,0", True), (",0", True),
+])
+def test_a_cuda_visible_devices_that_hides_every_gpu_is_told_apart(visible, hidden):
+    # hidden GPUs are "no GPU" for the process (cuda_status), not "present but unusable"
+    assert report.hides_every_gpu(visible) is hidden, f"CUDA_VISIBLE_DEVICES={visible!r}: expected hidden={hidden}"
