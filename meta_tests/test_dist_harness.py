@@ -101,8 +101,10 @@ def test_the_launch_environment_drops_distributed_variables(monkeypatch):
     monkeypatch.setenv("RANK", "7")
     monkeypatch.setenv("PET_MASTER_PORT", "29500")
     monkeypatch.setenv("OMP_NUM_THREADS", "5")
+    monkeypatch.setenv("NCCL_SOCKET_IFNAME", "lo")  # the operator's NCCL setting stays
     env = procs.clean_env(EXTRA="1")
     assert not {"RANK", "PET_MASTER_PORT", "OMP_NUM_THREADS"} & set(env)
+    assert env["NCCL_SOCKET_IFNAME"] == "lo"
     assert env["EXTRA"] == "1" and env["PYTHONPATH"].split(os.pathsep)[0] == str(procs.ROOT)
 
 
