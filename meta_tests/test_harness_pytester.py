@@ -325,3 +325,31 @@ def test_a_report_of_another_environment_is_moved_aside_not_merged(project):
     assert json.loads(aside.read_text()) == doc
     doc, claims = verdicts(project)
     assert len(doc["runs"]) == 1 and claims["x.both"]["verdict"] == "not-run"
+
+HANGING_GPU_TEST = """
+import time
+import pytest
+
+@pytest.mark.gpu
+def test_waits_forever():
+    time.sleep(60)
+
+@pytest.mark.gpu
+def test_quick():
+    pass
+"""
+
+
+def test_a_gpu_test_past_gpu_test_timeout_fails_with_the_stacks(pytester):
+    """The per-test limit of GPU tests (fixtures/gpu.py): a tiny gpu_test_timeout fires, the test
+    fails naming the limit, the stacks (the test's own frame among them) are its captured stderr, and the
+    next test runs."""
+    pytester.makeini(INI + "gpu_test_timeout = 1\n")
+    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\npytest_plugins = ['fixtures.gpu']\n")
+    pytester.makepyfile(test_hang=HANGING_GPU_TEST)
+    result = pytester.runpytest_subprocess(timeout=60)
+    result.assert_outcomes(passed=1, failed=1)
+    # the stacks are the failing test's captured stderr, in the report
+    result.stdout.fnmatch_lines(["*GpuTestTimeout: test_hang.py::test_waits_forever ran past gpu_test_timeout = 1 s*",
+                                 "*Captured stderr call*", "*ran past gpu_test_timeout = 1 s; the stacks:*",
+                                 "*test_hang.py*in test_waits_forever*"])

@@ -135,7 +135,7 @@ def queued_sleep(cycles) -> torch.cuda.Event:
 
 
 @pytest.mark.claim("cuda.synchronize")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_a_kernel_launch_returns_at_once_and_synchronize_waits_for_it(cuda_device):
     cycles = sleep_cycles_for(SLEEP_MS)
     torch.cuda.synchronize()
@@ -148,7 +148,7 @@ def test_a_kernel_launch_returns_at_once_and_synchronize_waits_for_it(cuda_devic
 
 
 @pytest.mark.claim("cuda.synchronize")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_printing_a_result_waits_for_the_gpu(cuda_device, capsys):
     cycles = sleep_cycles_for(SLEEP_MS)
     x = torch.ones(1, device=cuda_device)
@@ -164,7 +164,7 @@ def test_printing_a_result_waits_for_the_gpu(cuda_device, capsys):
 
 
 @pytest.mark.claim("cuda.synchronize")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_non_blocking_copy_from_pinned_memory_returns_before_the_copy_is_done(cuda_device):
     cycles = sleep_cycles_for(SLEEP_MS)
     src = torch.arange(BLOCK // 4, dtype=torch.float32).pin_memory()

@@ -300,7 +300,7 @@ def test_to_device_then_bool_is_not_the_non_blocking_form():
 
 
 @pytest.mark.claim("dtype.to-non-blocking-default")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_default_device_to_host_copy_waits_for_queued_work():
     # an ordering check, not a timing: other xdist workers' kernels can only lengthen the sleep
     x = torch.randn(1 << 16, device="cuda")
@@ -312,7 +312,7 @@ def test_default_device_to_host_copy_waits_for_queued_work():
 
 
 @pytest.mark.claim("dtype.to-non-blocking-semantics")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data():
     # an ordering check, not a timing: other xdist workers' kernels can only lengthen the sleep
     src = torch.arange(1 << 20, dtype=torch.float64).pin_memory()
