@@ -12,7 +12,9 @@ benchmark itself and declare needs(serial=True) too.
     torch.cuda.synchronize that returns at once   -> cuda.synchronize red
     convolutions that differ from run to run      -> cudnn.deterministic-repro red
       whatever the flags (fresh processes: patched through sitecustomize)
-    a matmul that starts on another stream while the matmul it reads is still running (no wait)
+    a consumer of a non_blocking copy that does not wait for it (the copy on another stream)
+                                                  -> dtype.to-non-blocking-semantics red
+    a matmul that starts on another stream while the add it reads is still running (no wait)
                                                   -> cuda.pipelined-dependency red
     DataParallel on three GPUs that talks to no other GPU (its communication does not grow)
                                                   -> dist.dp-comm-scaling red (three GPUs)
@@ -115,8 +117,17 @@ module.Conv2d._conv_forward = _conv_forward
 DEPENDENT_MATMUL_DOES_NOT_WAIT = """
 import torch
 
+_add = torch.Tensor.add
 _matmul = torch.Tensor.__matmul__
 _side = {}
+
+
+def add(self, *args, **kwargs):
+    out = _add(self, *args, **kwargs)
+    if out.is_cuda:  # remember when the producer's output is complete
+        out._wrong_world_producer = torch.cuda.Event()
+        out._wrong_world_producer.record()
+    return out
 
 
 def __matmul__(a, b):
@@ -127,14 +138,35 @@ def __matmul__(a, b):
             _side[a.device] = torch.cuda.Stream(a.device)
         with torch.cuda.stream(_side[a.device]):
             return _matmul(a, b)
-    out = _matmul(a, b)
-    if isinstance(out, torch.Tensor) and out.is_cuda:
-        out._wrong_world_producer = torch.cuda.Event()
-        out._wrong_world_producer.record()
-    return out
+    return _matmul(a, b)
 
 
+torch.Tensor.add = add
 torch.Tensor.__matmul__ = __matmul__
+"""
+
+NON_BLOCKING_COPY_NOT_AWAITED = """
+import torch
+
+_to = torch.Tensor.to
+_side = {}
+
+
+def to(self, *args, **kwargs):
+    target = torch.device(args[0]) if args and isinstance(args[0], (str, torch.device)) else None
+    if kwargs.get("non_blocking") and target is not None and target.type == "cuda" and self.is_pinned():
+        # the copy runs on another stream and the current stream does not wait for it: work queued
+        # after the copy starts on whatever has arrived
+        out = torch.empty_like(self, device=target)
+        side = _side.setdefault(out.device, torch.cuda.Stream(out.device))
+        side.wait_stream(torch.cuda.current_stream(out.device))
+        with torch.cuda.stream(side):
+            out.copy_(self, non_blocking=True)
+        return out
+    return _to(self, *args, **kwargs)
+
+
+torch.Tensor.to = to
 """
 
 DATAPARALLEL_QUIET_ON_THREE_GPUS = """
@@ -219,11 +251,18 @@ def test_convolutions_that_vary_per_run_turn_deterministic_repro_red(run_spec):
     assert_goes_red(run, "cudnn.deterministic-repro", "different results")
 
 
+@GPU
+def test_a_consumer_that_does_not_wait_for_a_non_blocking_copy_turns_non_blocking_semantics_red(run_spec):
+    run = run_spec("tests/test_dtype.py", "--claim", "dtype.to-non-blocking-semantics", "-m", "gpu",
+                   patch=NON_BLOCKING_COPY_NOT_AWAITED)
+    assert_goes_red(run, "dtype.to-non-blocking-semantics", "started on partly arrived data")
+
+
 @pytest.mark.needs(gpus=1, serial=True)
 def test_a_dependent_matmul_that_does_not_wait_turns_pipelined_dependency_red(run_spec):
     run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.pipelined-dependency", "-m", "gpu",
                    "-k", "dependent_kernel", patch=DEPENDENT_MATMUL_DOES_NOT_WAIT)
-    assert_goes_red(run, "cuda.pipelined-dependency", "overlapped the first")
+    assert_goes_red(run, "cuda.pipelined-dependency", "overlapped its producer")
 
 
 @pytest.mark.needs(gpus=3, serial=True)

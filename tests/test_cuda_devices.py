@@ -329,41 +329,49 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 
-def worker(rank, world_size, store, queue):
-    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world_size)
+def worker(rank, world_size, store, backend, queue):
+    dist.init_process_group(backend, init_method="file://" + store, rank=rank, world_size=world_size)
     torch.cuda.set_device(0)                      # both ranks on the one GPU this child sees
     total = torch.full((1024,), float(rank), device="cuda")   # the collective's data lives on the GPU
-    dist.all_reduce(total)                        # gloo reduces CUDA tensors too (staged via the host)
-    torch.cuda.synchronize()
-    queue.put({"rank": dist.get_rank(), "device": str(total.device), "pid": os.getpid(),
-               "sum": total[0].item(), "allocated": torch.cuda.memory_allocated(0),
-               "gpus_seen": torch.cuda.device_count()})
+    record = {"rank": dist.get_rank(), "device": str(total.device), "pid": os.getpid(),
+              "gpus_seen": torch.cuda.device_count()}
+    try:
+        dist.all_reduce(total)                    # gloo reduces CUDA tensors too (staged via the host)
+        torch.cuda.synchronize()
+    except RuntimeError as e:                     # NCCL refuses two ranks on one GPU: the measured outcome
+        queue.put({**record, "error": str(e)})
+        os._exit(0)                               # no teardown of a communicator that never formed
+    queue.put({**record, "error": None, "sum": total[0].item(), "allocated": torch.cuda.memory_allocated(0)})
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
     ctx = mp.get_context("spawn")
     queue = ctx.SimpleQueue()
-    mp.spawn(worker, args=(2, sys.argv[1], queue), nprocs=2, join=True)
+    mp.spawn(worker, args=(2, sys.argv[1], sys.argv[2], queue), nprocs=2, join=True)
     workers = sorted((queue.get() for _ in range(2)), key=lambda w: w["rank"])
     print(json.dumps({"parent_pid": os.getpid(), "parent_has_rank": dist.is_initialized(),
                       "parent_used_cuda": torch.cuda.is_initialized(), "workers": workers}))
 """
 
 
-@pytest.mark.claim("cuda.device-count-rank")
-@pytest.mark.needs(gpus=1, processes=True)
-def test_ranks_number_processes_not_gpus(tmp_path):
+def two_ranks_on_one_gpu(tmp_path, backend: str) -> dict:
     script = tmp_path / "ranks.py"
     script.write_text(RANKS_SCRIPT)
     # the harness: a hard deadline that kills the driver *and* its spawned ranks; the child sees
     # exactly one GPU, this worker's
-    result = procs.run("ranks", [sys.executable, script, tmp_path / "store"], env=procs.clean_env(gpus=1),
+    result = procs.run("ranks", [sys.executable, script, tmp_path / "store", backend], env=procs.clean_env(gpus=1),
                        folder=tmp_path / "procs", timeout=120)
     assert result.ok, result.describe()
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.needs(gpus=1, processes=True)
+def test_ranks_number_processes_not_gpus(tmp_path):
+    out = two_ranks_on_one_gpu(tmp_path, "gloo")
     workers = out["workers"]
-    assert [w["rank"] for w in workers] == [0, 1] and all(w["sum"] == 1.0 for w in workers), workers
+    assert [w["rank"] for w in workers] == [0, 1] and all(w["error"] is None and w["sum"] == 1.0 for w in workers), workers
     # both ranks computed on the one visible GPU: two ranks, one GPU, so a rank is not a GPU
     assert {w["gpus_seen"] for w in workers} == {1}, workers
     assert {w["device"] for w in workers} == {"cuda:0"}, workers
@@ -372,3 +380,14 @@ def test_ranks_number_processes_not_gpus(tmp_path):
     assert out["parent_pid"] not in {w["pid"] for w in workers} and not out["parent_has_rank"], (
         "rank 0 is one of the spawned workers, not the launching process"
     )
+
+
+@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.needs(gpus=1, processes=True)
+def test_nccl_refuses_two_ranks_on_one_gpu(tmp_path):
+    """Several ranks per GPU is a gloo world's freedom: NCCL wants one GPU per rank."""
+    workers = two_ranks_on_one_gpu(tmp_path, "nccl")["workers"]
+    assert [w["rank"] for w in workers] == [0, 1], workers
+    errors = [w["error"] or "" for w in workers]
+    assert all("Duplicate GPU detected" in e for e in errors), (
+        f"actual: {errors}; expected every rank's all_reduce to fail with NCCL's 'Duplicate GPU detected'")
