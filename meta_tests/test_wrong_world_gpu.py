@@ -20,6 +20,8 @@ benchmark itself and declare needs(serial=True) too.
                                                   -> dist.dp-comm-scaling red (three GPUs)
     DDP ranks that lose 10 ms per forward          -> dist.ddp-faster failed or inconclusive, never
                                                      holds (two GPUs)
+    NCCL that lets two ranks share one GPU, as gloo does (fresh processes)
+                                                  -> cuda.device-count-rank red
     is_available() that says True with no GPU visible (CPU, shown red here; fresh processes)
                                                   -> cuda.is-available red
     DataLoader batches of CUDA TensorDataset tensors that come back on the CPU (the fetcher
@@ -199,6 +201,20 @@ module.DistributedDataParallel.forward = forward
 ''',
 )
 
+NCCL_SHARES_A_GPU = wrong_world(
+    "torch.distributed.distributed_c10d",
+    '''
+original = module.init_process_group
+
+def init_process_group(backend=None, *args, **kwargs):
+    if backend == "nccl":
+        backend = "gloo"  # a world whose NCCL lets two ranks share one GPU, as gloo does
+    return original(backend, *args, **kwargs)
+
+module.init_process_group = init_process_group
+''',
+)
+
 IS_AVAILABLE_ALWAYS = wrong_world("torch.cuda", "module.is_available = lambda: True")
 
 
@@ -279,6 +295,13 @@ def test_ddp_ranks_that_lose_time_every_step_do_not_hold_ddp_faster(run_spec):
                    "-k", "ddp_steps_faster", patch=SLOW_DDP_FORWARD, timeout=500)
     # 10 ms more per forward may only cancel DDP's real lead (inconclusive), or reverse it (failed)
     assert_not_holding(run, "dist.ddp-faster", "failed", "inconclusive")
+
+
+@pytest.mark.needs(gpus=1, processes=True)
+def test_nccl_that_lets_two_ranks_share_a_gpu_turns_device_count_rank_red(run_spec):
+    run = run_spec("tests/test_cuda_devices.py", "--claim", "cuda.device-count-rank", "-m", "gpu",
+                   "-k", "nccl_refuses", patch=NCCL_SHARES_A_GPU, timeout=300)
+    assert_goes_red(run, "cuda.device-count-rank", "Duplicate GPU detected")
 
 
 def test_is_available_true_without_a_gpu_turns_is_available_red(run_spec):
