@@ -101,9 +101,32 @@ def test_the_launch_environment_drops_distributed_variables(monkeypatch):
     monkeypatch.setenv("RANK", "7")
     monkeypatch.setenv("PET_MASTER_PORT", "29500")
     monkeypatch.setenv("OMP_NUM_THREADS", "5")
+    monkeypatch.setenv("NCCL_SOCKET_IFNAME", "lo")  # the operator's NCCL setting stays
     env = procs.clean_env(EXTRA="1")
     assert not {"RANK", "PET_MASTER_PORT", "OMP_NUM_THREADS"} & set(env)
+    assert env["NCCL_SOCKET_IFNAME"] == "lo"
     assert env["EXTRA"] == "1" and env["PYTHONPATH"].split(os.pathsep)[0] == str(procs.ROOT)
+
+
+STARTED_AND_READY = r"""
+import sys, time
+started = time.time()
+time.sleep(float(sys.argv[1]))  # the warm-up (a benchmark side's autotuning)
+ready = time.time()
+print("ready", flush=True)
+for line in sys.stdin:
+    print(started, ready, flush=True)
+"""
+
+
+def test_line_workers_start_one_after_the_other():
+    """The second worker starts only once the first said "ready": no side's warm-up overlaps another's."""
+    specs = [((name, STARTED_AND_READY, (warm_up,)), {"timeout": 30}) for name, warm_up in (("first", 0.5), ("second", 0))]
+    with procs.line_workers(*specs, ready_timeout=60) as workers:
+        (first_started, first_ready), (second_started, _) = ([float(t) for t in w.ask("times").split()] for w in workers)
+    assert first_ready - first_started >= 0.5
+    assert second_started >= first_ready, (
+        f"the second worker started {first_ready - second_started:.3f} s before the first was ready")
 
 
 def test_a_world_counts_as_started_only_when_every_rank_got_through_init():

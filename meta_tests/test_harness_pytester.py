@@ -7,6 +7,7 @@ import pytest
 # that cannot be registered twice: a later re-import after such a drop fails ("Only a single
 # TORCH_LIBRARY ..."). Importing it here, before any in-process run of this module (the only meta
 # tests that run pytest in-process), keeps it out of every one of them.
+import torch
 import torch._dynamo  # noqa: F401
 
 from spec_runner import ROOT
@@ -125,7 +126,13 @@ def test_cudaclaim_on_a_gpu():
 
 
 @pytest.fixture
-def project(pytester):
+def project(pytester, monkeypatch):
+    # the expectations are those of a machine without GPUs, also on a GPU machine: the mini project
+    # (in this process and in its xdist workers) sees none. NVML's count honours the variable until
+    # CUDA starts in this process; the CUDA runtime would read it once per process.
+    assert not torch.cuda.is_initialized(), "CUDA started in this process: the mini project cannot hide the GPUs"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setenv("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     pytester.makeini(INI)
     # the harness package must be importable in the mini project's xdist workers too, which
     # start from the sys.path frozen when the outer pytest started (PYTHONPATH does not reach them)
@@ -318,3 +325,31 @@ def test_a_report_of_another_environment_is_moved_aside_not_merged(project):
     assert json.loads(aside.read_text()) == doc
     doc, claims = verdicts(project)
     assert len(doc["runs"]) == 1 and claims["x.both"]["verdict"] == "not-run"
+
+HANGING_GPU_TEST = """
+import time
+import pytest
+
+@pytest.mark.gpu
+def test_waits_forever():
+    time.sleep(60)
+
+@pytest.mark.gpu
+def test_quick():
+    pass
+"""
+
+
+def test_a_gpu_test_past_gpu_test_timeout_fails_with_the_stacks(pytester):
+    """The per-test limit of GPU tests (fixtures/gpu.py): a tiny gpu_test_timeout fires, the test
+    fails naming the limit, the stacks (the test's own frame among them) are its captured stderr, and the
+    next test runs."""
+    pytester.makeini(INI + "gpu_test_timeout = 1\n")
+    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\npytest_plugins = ['fixtures.gpu']\n")
+    pytester.makepyfile(test_hang=HANGING_GPU_TEST)
+    result = pytester.runpytest_subprocess(timeout=60)
+    result.assert_outcomes(passed=1, failed=1)
+    # the stacks are the failing test's captured stderr, in the report
+    result.stdout.fnmatch_lines(["*GpuTestTimeout: test_hang.py::test_waits_forever ran past gpu_test_timeout = 1 s*",
+                                 "*Captured stderr call*", "*ran past gpu_test_timeout = 1 s; the stacks:*",
+                                 "*test_hang.py*in test_waits_forever*"])

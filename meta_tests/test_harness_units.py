@@ -260,8 +260,9 @@ def test_aside_never_overwrites_an_earlier_one(tmp_path):
 
 def test_needs_reasons_list_everything_missing(monkeypatch):
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "1")
     needs = {"gpus": 2, "min_torch": "99.0", "max_torch": "1.0", "libs": ["no_such_lib_xyz"], "network": True,
-             "processes": False, "serial": True}
+             "processes": False, "serial": True, "async_launch": True}
     assert missing({**needs, "gpus": 1}, found_gpus=0, torch_version="2.14.1")[0] == "needs a CUDA GPU (found 0: no GPU)"
     reasons = missing(needs, found_gpus=1, torch_version="2.14.1")
     assert reasons == [
@@ -271,8 +272,19 @@ def test_needs_reasons_list_everything_missing(monkeypatch):
         "needs optional library no_such_lib_xyz (not installed)",
         "needs network access (the spec runs offline)",
         "needs a serial run (-p no:xdist), not an xdist worker",
+        "needs asynchronous kernel launches (CUDA_LAUNCH_BLOCKING=1 makes every launch wait)",
     ]
     monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "0")
     met = {"gpus": 0, "min_torch": "1.0", "max_torch": None, "libs": ["json"], "network": False, "processes": True,
-           "serial": True}
+           "serial": True, "async_launch": True}
     assert missing(met, found_gpus=0, torch_version="2.14.1") == []
+
+
+@pytest.mark.parametrize("visible, hidden", [
+    (None, False), ("0", False), ("1,0", False), ("GPU-5ab1", False),
+    ("", True), (" ", True), ("-1", True), ("-1,0", True), (",0", True),
+])
+def test_a_cuda_visible_devices_that_hides_every_gpu_is_told_apart(visible, hidden):
+    # hidden GPUs are "no GPU" for the process (cuda_status), not "present but unusable"
+    assert report.hides_every_gpu(visible) is hidden, f"CUDA_VISIBLE_DEVICES={visible!r}: expected hidden={hidden}"

@@ -12,12 +12,16 @@ benchmark itself and declare needs(serial=True) too.
     torch.cuda.synchronize that returns at once   -> cuda.synchronize red
     convolutions that differ from run to run      -> cudnn.deterministic-repro red
       whatever the flags (fresh processes: patched through sitecustomize)
-    a matmul that starts on another stream while the matmul it reads is still running (no wait)
+    a consumer of a non_blocking copy that does not wait for it (the copy on another stream)
+                                                  -> dtype.to-non-blocking-semantics red
+    a matmul that starts on another stream while the add it reads is still running (no wait)
                                                   -> cuda.pipelined-dependency red
     DataParallel on three GPUs that talks to no other GPU (its communication does not grow)
                                                   -> dist.dp-comm-scaling red (three GPUs)
     DDP ranks that lose 10 ms per forward          -> dist.ddp-faster failed or inconclusive, never
                                                      holds (two GPUs)
+    NCCL that lets two ranks share one GPU, as gloo does (fresh processes)
+                                                  -> cuda.device-count-rank red
     is_available() that says True with no GPU visible (CPU, shown red here; fresh processes)
                                                   -> cuda.is-available red
     DataLoader batches of CUDA TensorDataset tensors that come back on the CPU (the fetcher
@@ -115,8 +119,17 @@ module.Conv2d._conv_forward = _conv_forward
 DEPENDENT_MATMUL_DOES_NOT_WAIT = """
 import torch
 
+_add = torch.Tensor.add
 _matmul = torch.Tensor.__matmul__
 _side = {}
+
+
+def add(self, *args, **kwargs):
+    out = _add(self, *args, **kwargs)
+    if out.is_cuda:  # remember when the producer's output is complete
+        out._wrong_world_producer = torch.cuda.Event()
+        out._wrong_world_producer.record()
+    return out
 
 
 def __matmul__(a, b):
@@ -127,14 +140,35 @@ def __matmul__(a, b):
             _side[a.device] = torch.cuda.Stream(a.device)
         with torch.cuda.stream(_side[a.device]):
             return _matmul(a, b)
-    out = _matmul(a, b)
-    if isinstance(out, torch.Tensor) and out.is_cuda:
-        out._wrong_world_producer = torch.cuda.Event()
-        out._wrong_world_producer.record()
-    return out
+    return _matmul(a, b)
 
 
+torch.Tensor.add = add
 torch.Tensor.__matmul__ = __matmul__
+"""
+
+NON_BLOCKING_COPY_NOT_AWAITED = """
+import torch
+
+_to = torch.Tensor.to
+_side = {}
+
+
+def to(self, *args, **kwargs):
+    target = torch.device(args[0]) if args and isinstance(args[0], (str, torch.device)) else None
+    if kwargs.get("non_blocking") and target is not None and target.type == "cuda" and self.is_pinned():
+        # the copy runs on another stream and the current stream does not wait for it: work queued
+        # after the copy starts on whatever has arrived
+        out = torch.empty_like(self, device=target)
+        side = _side.setdefault(out.device, torch.cuda.Stream(out.device))
+        side.wait_stream(torch.cuda.current_stream(out.device))
+        with torch.cuda.stream(side):
+            out.copy_(self, non_blocking=True)
+        return out
+    return _to(self, *args, **kwargs)
+
+
+torch.Tensor.to = to
 """
 
 DATAPARALLEL_QUIET_ON_THREE_GPUS = """
@@ -164,6 +198,20 @@ def forward(self, *args, **kwargs):
     return original(self, *args, **kwargs)
 
 module.DistributedDataParallel.forward = forward
+''',
+)
+
+NCCL_SHARES_A_GPU = wrong_world(
+    "torch.distributed.distributed_c10d",
+    '''
+original = module.init_process_group
+
+def init_process_group(backend=None, *args, **kwargs):
+    if backend == "nccl":
+        backend = "gloo"  # a world whose NCCL lets two ranks share one GPU, as gloo does
+    return original(backend, *args, **kwargs)
+
+module.init_process_group = init_process_group
 ''',
 )
 
@@ -219,11 +267,18 @@ def test_convolutions_that_vary_per_run_turn_deterministic_repro_red(run_spec):
     assert_goes_red(run, "cudnn.deterministic-repro", "different results")
 
 
+@GPU
+def test_a_consumer_that_does_not_wait_for_a_non_blocking_copy_turns_non_blocking_semantics_red(run_spec):
+    run = run_spec("tests/test_dtype.py", "--claim", "dtype.to-non-blocking-semantics", "-m", "gpu",
+                   patch=NON_BLOCKING_COPY_NOT_AWAITED)
+    assert_goes_red(run, "dtype.to-non-blocking-semantics", "started on partly arrived data")
+
+
 @pytest.mark.needs(gpus=1, serial=True)
 def test_a_dependent_matmul_that_does_not_wait_turns_pipelined_dependency_red(run_spec):
     run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.pipelined-dependency", "-m", "gpu",
                    "-k", "dependent_kernel", patch=DEPENDENT_MATMUL_DOES_NOT_WAIT)
-    assert_goes_red(run, "cuda.pipelined-dependency", "overlapped the first")
+    assert_goes_red(run, "cuda.pipelined-dependency", "overlapped its producer")
 
 
 @pytest.mark.needs(gpus=3, serial=True)
@@ -240,6 +295,13 @@ def test_ddp_ranks_that_lose_time_every_step_do_not_hold_ddp_faster(run_spec):
                    "-k", "ddp_steps_faster", patch=SLOW_DDP_FORWARD, timeout=500)
     # 10 ms more per forward may only cancel DDP's real lead (inconclusive), or reverse it (failed)
     assert_not_holding(run, "dist.ddp-faster", "failed", "inconclusive")
+
+
+@pytest.mark.needs(gpus=1, processes=True)
+def test_nccl_that_lets_two_ranks_share_a_gpu_turns_device_count_rank_red(run_spec):
+    run = run_spec("tests/test_cuda_devices.py", "--claim", "cuda.device-count-rank", "-m", "gpu",
+                   "-k", "nccl_refuses", patch=NCCL_SHARES_A_GPU, timeout=300)
+    assert_goes_red(run, "cuda.device-count-rank", "Duplicate GPU detected")
 
 
 def test_is_available_true_without_a_gpu_turns_is_available_red(run_spec):

@@ -18,9 +18,10 @@ comparison gives every round (warm-up included) a shape neither worker has seen,
 measured round pays the one-off cost the claim is about.
 
 Allowing TF32 permits it, it does not force it. The TF32 tests check that TF32 really ran on
-the TF32 side, two ways: the CUDA kernels' names (torch.profiler) and the numbers (the result
-matches a float64 computation on inputs rounded to TF32's 10-bit mantissa far better than one
-on the exact inputs). TF32 not used is inconclusive, not failed.
+the TF32 side, two ways: the CUDA kernels' names (torch.profiler, one more call) and the numbers
+of the last timed call itself (its output matches a float64 computation on inputs rounded to
+TF32's 10-bit mantissa far better than one on the exact inputs). TF32 not used is inconclusive,
+not failed.
 """
 import pytest
 import torch
@@ -143,23 +144,31 @@ def tf32_rounded(t, nearest):
     return (bits & -0x2000).view(torch.float32)
 
 
-def tf32_evidence(compute, *inputs):
-    """How one side computed: its relative error against float64 on the exact inputs and
-    against float64 on TF32-rounded inputs (the better of truncation and round-to-nearest)."""
-    out = compute(*inputs)
+def kept(last: dict, name: str, fn):
+    """fn, timed as it is, keeping its latest output in last[name] (the TF32 check reads it)."""
+    def run():
+        last[name] = fn()
+        return last[name]
+    return run
+
+
+def tf32_evidence(out, compute, *inputs):
+    """How `out` = compute(*inputs) was computed: its relative error against float64 on the exact
+    inputs and against float64 on TF32-rounded inputs (the better of truncation and round-to-nearest)."""
     exact = relative_error(out, compute(*[t.double() for t in inputs]))
     emulated = min(relative_error(out, compute(*[tf32_rounded(t, nearest).double() for t in inputs]))
                    for nearest in (False, True))
     return {"error": exact, "error_vs_tf32_inputs": emulated}
 
 
-def decide_tf32(bench, sides, compute, inputs, sample, group, figure):
-    """Time the sides; decide only when the TF32 side really ran TF32 and the FP32 side did not."""
+def decide_tf32(bench, sides, compute, inputs, last, group, figure):
+    """Time the sides; decide only when the TF32 side really ran TF32 and the FP32 side did not.
+    last[name]: the output of that side's last timed call (sides built with `kept`)."""
     result = bench.compare(group, sides["fp32"], sides["tf32"], rounds=9, calls=3, warmup_rounds=2)
     evidence, kernels = {}, {}
     for name in ("fp32", "tf32"):
+        evidence[name] = tf32_evidence(last[name], compute, *inputs)
         sides[name].setup()
-        evidence[name] = tf32_evidence(compute, *sample)
         _, kernels[name] = run_and_kernels(lambda: compute(*inputs))
     by_name = {name: used_tf32(kernels[name]) for name in kernels}
     by_numbers = {name: e["error_vs_tf32_inputs"] < e["error"] / 4 for name, e in evidence.items()}
@@ -193,9 +202,10 @@ def test_tf32_makes_float32_matmul_much_faster_and_less_precise(switch, bench, c
         else:
             torch.set_float32_matmul_precision("high" if on else "highest")
 
-    sides = {name: bench.side(name, cuda_synced(lambda: a @ b), setup=lambda on=on: use_tf32(on))
+    last = {}
+    sides = {name: bench.side(name, cuda_synced(kept(last, name, lambda: a @ b)), setup=lambda on=on: use_tf32(on))
              for name, on in (("fp32", False), ("tf32", True))}
-    decide_tf32(bench, sides, torch.matmul, (a, b), (a[:1024], b), f"cudnn.tf32-speed-precision: matmul via {switch}",
+    decide_tf32(bench, sides, torch.matmul, (a, b), last, f"cudnn.tf32-speed-precision: matmul via {switch}",
                 f"FP32 / TF32 matmul time, {n}x{n} via {switch}")
 
 
@@ -210,7 +220,8 @@ def test_tf32_makes_float32_convolution_much_faster_and_less_precise(bench, cuda
     def use_tf32(on):
         torch.backends.cudnn.allow_tf32 = on
 
-    sides = {name: bench.side(name, cuda_synced(lambda: conv(x, w)), setup=lambda on=on: use_tf32(on))
+    last = {}
+    sides = {name: bench.side(name, cuda_synced(kept(last, name, lambda: conv(x, w))), setup=lambda on=on: use_tf32(on))
              for name, on in (("fp32", False), ("tf32", True))}
-    decide_tf32(bench, sides, conv, (x, w), (x[:2], w), "cudnn.tf32-speed-precision: conv2d",
+    decide_tf32(bench, sides, conv, (x, w), last, "cudnn.tf32-speed-precision: conv2d",
                 "FP32 / TF32 conv2d time, 32x128x64x64, 3x3, 128 filters, via cudnn.allow_tf32")

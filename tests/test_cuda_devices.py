@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 from fixtures import procs
+from fixtures.versions import torch_at_least
 from fixtures.gpu import worker_cuda_index
 
 # torch.cuda.get_device_properties(i).uuid: added by PR pytorch#125083 (cudaDeviceProp::uuid),
@@ -32,6 +33,13 @@ from fixtures.gpu import worker_cuda_index
 # environments' stubs, torch/_C/__init__.pyi): class _CudaDeviceProperties has `uuid: str` in
 # 2.5.1+cu124 (between warp_size and L2_cache_size) and 2.6.0; 2.3.1 and 2.4.1 have no `uuid` at all.
 DEVICE_UUID_SINCE = "2.5"
+# torch.cuda.device_count() once CUDA is initialised: from torch 2.12 on it asks the CUDA runtime
+# (`if _initialized or hasattr(_tls, "is_initializing"): r = torch._C._cuda_getDeviceCount()`), so
+# a later CUDA_VISIBLE_DEVICES="" changes nothing; up to 2.11 its first call after initialisation
+# still counts through NVML, which re-reads the variable (_parse_visible_devices: "" -> 0 devices),
+# and caches that 0. Evidence: torch/cuda/__init__.py device_count() of the installed 2.11.0 and
+# 2.12.1 wheels (tox envs torch2.11, torch2.12); 2.13.0 and 2.14.1 read as 2.12.1.
+DEVICE_COUNT_ASKS_RUNTIME_AFTER_INIT_SINCE = "2.12"
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75  # cuda.h CUdevice_attribute values
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 
@@ -104,7 +112,10 @@ def test_visible_devices_set_in_code_after_cuda_starts_changes_nothing():
         print(json.dumps({"before": before, "after": torch.cuda.device_count(),
                           "available": torch.cuda.is_available(), "value": x.item()}))
     """, CUDA_VISIBLE_DEVICES=procs.worker_gpus(1))  # the child sees (and uses) this worker's GPU
-    assert child == {"before": 1, "after": 1, "available": True, "value": 2.0}, child
+    # the CUDA runtime keeps the GPU it started with either way; only device_count() differs by version
+    after = 1 if torch_at_least(DEVICE_COUNT_ASKS_RUNTIME_AFTER_INIT_SINCE) else 0
+    expected = {"before": 1, "after": after, "available": True, "value": 2.0}
+    assert child == expected, f"actual {child}, expected {expected} (torch {torch.__version__})"
 
 
 # --- cuda.visible-devices-priority -----------------------------------------------------------
@@ -318,41 +329,49 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 
-def worker(rank, world_size, store, queue):
-    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world_size)
+def worker(rank, world_size, store, backend, queue):
+    dist.init_process_group(backend, init_method="file://" + store, rank=rank, world_size=world_size)
     torch.cuda.set_device(0)                      # both ranks on the one GPU this child sees
     total = torch.full((1024,), float(rank), device="cuda")   # the collective's data lives on the GPU
-    dist.all_reduce(total)                        # gloo reduces CUDA tensors too (staged via the host)
-    torch.cuda.synchronize()
-    queue.put({"rank": dist.get_rank(), "device": str(total.device), "pid": os.getpid(),
-               "sum": total[0].item(), "allocated": torch.cuda.memory_allocated(0),
-               "gpus_seen": torch.cuda.device_count()})
+    record = {"rank": dist.get_rank(), "device": str(total.device), "pid": os.getpid(),
+              "gpus_seen": torch.cuda.device_count()}
+    try:
+        dist.all_reduce(total)                    # gloo reduces CUDA tensors too (staged via the host)
+        torch.cuda.synchronize()
+    except RuntimeError as e:                     # NCCL refuses two ranks on one GPU: the measured outcome
+        queue.put({**record, "error": str(e)})
+        os._exit(0)                               # no teardown of a communicator that never formed
+    queue.put({**record, "error": None, "sum": total[0].item(), "allocated": torch.cuda.memory_allocated(0)})
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
     ctx = mp.get_context("spawn")
     queue = ctx.SimpleQueue()
-    mp.spawn(worker, args=(2, sys.argv[1], queue), nprocs=2, join=True)
+    mp.spawn(worker, args=(2, sys.argv[1], sys.argv[2], queue), nprocs=2, join=True)
     workers = sorted((queue.get() for _ in range(2)), key=lambda w: w["rank"])
     print(json.dumps({"parent_pid": os.getpid(), "parent_has_rank": dist.is_initialized(),
                       "parent_used_cuda": torch.cuda.is_initialized(), "workers": workers}))
 """
 
 
-@pytest.mark.claim("cuda.device-count-rank")
-@pytest.mark.needs(gpus=1, processes=True)
-def test_ranks_number_processes_not_gpus(tmp_path):
+def two_ranks_on_one_gpu(tmp_path, backend: str) -> dict:
     script = tmp_path / "ranks.py"
     script.write_text(RANKS_SCRIPT)
     # the harness: a hard deadline that kills the driver *and* its spawned ranks; the child sees
     # exactly one GPU, this worker's
-    result = procs.run("ranks", [sys.executable, script, tmp_path / "store"], env=procs.clean_env(gpus=1),
+    result = procs.run("ranks", [sys.executable, script, tmp_path / "store", backend], env=procs.clean_env(gpus=1),
                        folder=tmp_path / "procs", timeout=120)
     assert result.ok, result.describe()
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.needs(gpus=1, processes=True)
+def test_ranks_number_processes_not_gpus(tmp_path):
+    out = two_ranks_on_one_gpu(tmp_path, "gloo")
     workers = out["workers"]
-    assert [w["rank"] for w in workers] == [0, 1] and all(w["sum"] == 1.0 for w in workers), workers
+    assert [w["rank"] for w in workers] == [0, 1] and all(w["error"] is None and w["sum"] == 1.0 for w in workers), workers
     # both ranks computed on the one visible GPU: two ranks, one GPU, so a rank is not a GPU
     assert {w["gpus_seen"] for w in workers} == {1}, workers
     assert {w["device"] for w in workers} == {"cuda:0"}, workers
@@ -361,3 +380,14 @@ def test_ranks_number_processes_not_gpus(tmp_path):
     assert out["parent_pid"] not in {w["pid"] for w in workers} and not out["parent_has_rank"], (
         "rank 0 is one of the spawned workers, not the launching process"
     )
+
+
+@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.needs(gpus=1, processes=True)
+def test_nccl_refuses_two_ranks_on_one_gpu(tmp_path):
+    """Several ranks per GPU is a gloo world's freedom: NCCL wants one GPU per rank."""
+    workers = two_ranks_on_one_gpu(tmp_path, "nccl")["workers"]
+    assert [w["rank"] for w in workers] == [0, 1], workers
+    errors = [w["error"] or "" for w in workers]
+    assert all("Duplicate GPU detected" in e for e in errors), (
+        f"actual: {errors}; expected every rank's all_reduce to fail with NCCL's 'Duplicate GPU detected'")

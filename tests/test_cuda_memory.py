@@ -10,7 +10,8 @@ hold when several xdist workers share a GPU. The synchronize and non_blocking cl
 by stream order, not by clocks: a long torch.cuda._sleep kernel (GPU clock cycles, calibrated
 with CUDA events) is queued first, and CUDA events say whether it was still running when a call
 returned; other workers' kernels can only make the sleep longer. The two claims that are about
-durations (a dependent product after its producer, two GPUs at once) are timing tests: they
+durations (a dependent product after its producer, against the same kernels on two streams; two
+GPUs at once) are timing tests: they
 declare needs(serial=True) and the benchmark marker, skip under xdist, and run in the serial
 benchmark step (`pytest -m "gpu and benchmark" -p no:xdist`).
 """
@@ -135,7 +136,7 @@ def queued_sleep(cycles) -> torch.cuda.Event:
 
 
 @pytest.mark.claim("cuda.synchronize")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_a_kernel_launch_returns_at_once_and_synchronize_waits_for_it(cuda_device):
     cycles = sleep_cycles_for(SLEEP_MS)
     torch.cuda.synchronize()
@@ -148,7 +149,7 @@ def test_a_kernel_launch_returns_at_once_and_synchronize_waits_for_it(cuda_devic
 
 
 @pytest.mark.claim("cuda.synchronize")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_printing_a_result_waits_for_the_gpu(cuda_device, capsys):
     cycles = sleep_cycles_for(SLEEP_MS)
     x = torch.ones(1, device=cuda_device)
@@ -164,7 +165,7 @@ def test_printing_a_result_waits_for_the_gpu(cuda_device, capsys):
 
 
 @pytest.mark.claim("cuda.synchronize")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_non_blocking_copy_from_pinned_memory_returns_before_the_copy_is_done(cuda_device):
     cycles = sleep_cycles_for(SLEEP_MS)
     src = torch.arange(BLOCK // 4, dtype=torch.float32).pin_memory()
@@ -223,21 +224,53 @@ def test_independent_work_on_two_gpus_runs_at_the_same_time():
     assert parallel < 0.75 * serial, f"two GPUs: {parallel * 1e3:.0f} ms together vs {serial * 1e3:.0f} ms in turn"
 
 
+def on_streams(*work) -> float:
+    """ms from a start event to the last end event: (stream, fn) pairs, every stream waiting for
+    the start, fn queued on its stream, an end event recorded on every stream."""
+    start = torch.cuda.Event(enable_timing=True)
+    start.record()
+    ends = []
+    for stream, fn in work:
+        stream.wait_event(start)
+        with torch.cuda.stream(stream):
+            fn()
+        end = torch.cuda.Event(enable_timing=True)
+        end.record(stream)
+        ends.append(end)
+    torch.cuda.synchronize()
+    return max(start.elapsed_time(end) for end in ends)
+
+
 @pytest.mark.claim("cuda.pipelined-dependency")
 @pytest.mark.benchmark
 @pytest.mark.needs(gpus=1, serial=True)
 def test_a_dependent_kernel_starts_only_after_its_producer_finishes(cuda_device):
+    """The producer leaves most of the GPU idle: a one-block sleep kernel, then a short write of
+    its output. The consumer, a GEMM, reads that output. The same two kernels without the
+    dependency, on two streams, overlap (the control): a sum on one stream is then the
+    dependency's order, not a GPU with no room for both."""
     n = 4096
-    a, b, c = (torch.randn(n, n, device=cuda_device) for _ in range(3))
-    ab = a @ b  # warm-up, and the finished input of the second product
+    x, w = torch.randn(n, n, device=cuda_device), torch.randn(n, n, device=cuda_device)
+    main, side = torch.cuda.current_stream(), torch.cuda.Stream(cuda_device)
 
-    def best(fn):
-        return min(cuda_ms(fn) for _ in range(5))
+    def best(*work):
+        return min(on_streams(*work) for _ in range(5))
 
-    first = best(lambda: a @ b)
-    second = best(lambda: ab @ c)
-    chained = best(lambda: (a @ b) @ c)  # the second product reads the first one's output
-    assert chained >= 0.85 * (first + second), (
-        f"chain {chained:.2f} ms < {first:.2f} + {second:.2f} ms: the second product overlapped the first"
+    gemm = best((main, lambda: x @ w))
+    cycles = sleep_cycles_for(gemm)
+
+    def produce():
+        torch.cuda._sleep(cycles)
+        return x.add(1)  # the producer's output, written once the sleep is over
+
+    producer = best((main, produce))
+    independent = best((main, produce), (side, lambda: x @ w))
+    chained = best((main, lambda: produce() @ w))
+    apart = producer + gemm
+    assert independent <= 0.75 * apart, (
+        f"control: independent producer and GEMM on two streams took {independent:.2f} ms, not clearly "
+        f"below {producer:.2f} + {gemm:.2f} ms: this GPU shows no overlap, so the chain says nothing")
+    assert chained >= 0.85 * apart, (
+        f"chain {chained:.2f} ms < {producer:.2f} + {gemm:.2f} ms: the GEMM overlapped its producer"
     )
-    assert torch.equal((a @ b) @ c, ab @ c), "the dependent product sees the complete first result"
+    assert torch.equal(produce() @ w, x.add(1) @ w), "the dependent product sees the complete first result"

@@ -10,8 +10,8 @@ DDP is measured in the spawn world of two ranks (fixtures/dist_workers/spawn_wor
 every rank seeds its model differently, wraps it, trains one step on its own data and
 records parameters and gradients; the checkpoint cases load a constant-0.25 state dict
 before or after wrapping, on rank 0 alone. DataParallel runs in this process; what it
-does across GPUs needs two of them (not-run here, naming the count found); the wrapping error
-needs only one. DataParallel on a single device skips replicate/scatter/gather altogether, so
+does across GPUs needs two of them (not-run here, naming the count found); so does the wrapping
+error (with a single device id DataParallel moves the module to it by itself). DataParallel on a single device skips replicate/scatter/gather altogether, so
 "its communication grows with the number of GPUs" compares two and three GPUs, both really
 parallel; the claim's DDP half ("the ring keeps per-GPU communication constant") compares DDP
 worlds of three and two ranks on the same workload.
@@ -243,15 +243,17 @@ def test_dataparallel_scales_worse_than_two_independent_gpus(bench):
 
 
 @pytest.mark.claim("dist.dp-wrap-one-line")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=2)
 def test_wrapping_alone_fails_until_the_model_is_on_device_ids_0(cuda_device):
-    # the note's line with one id: the device check is the same for one GPU as for three
+    # the note's line with several ids: with a single id DataParallel.__init__ moves the module
+    # to that GPU itself, so only two or more ids show what wrapping alone leaves undone
     main = cuda_device.index
+    ids = [main, (main + 1) % torch.cuda.device_count()]
     model = nn.Linear(4, 2)
-    net = nn.DataParallel(model, device_ids=[main])
+    net = nn.DataParallel(model, device_ids=ids)
     with pytest.raises(RuntimeError, match=rf"parameters and buffers on device cuda:{main} \(device_ids\[0\]\)"):
         net(torch.randn(8, 4))
-    net = nn.DataParallel(model.to(cuda_device), device_ids=[main])
+    net = nn.DataParallel(model.to(cuda_device), device_ids=ids)
     assert net(torch.randn(8, 4)).shape == (8, 2)
 
 

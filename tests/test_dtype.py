@@ -300,7 +300,7 @@ def test_to_device_then_bool_is_not_the_non_blocking_form():
 
 
 @pytest.mark.claim("dtype.to-non-blocking-default")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_default_device_to_host_copy_waits_for_queued_work():
     # an ordering check, not a timing: other xdist workers' kernels can only lengthen the sleep
     x = torch.randn(1 << 16, device="cuda")
@@ -312,18 +312,23 @@ def test_default_device_to_host_copy_waits_for_queued_work():
 
 
 @pytest.mark.claim("dtype.to-non-blocking-semantics")
-@pytest.mark.needs(gpus=1)
+@pytest.mark.needs(gpus=1, async_launch=True)
 def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data():
-    # an ordering check, not a timing: other xdist workers' kernels can only lengthen the sleep
-    src = torch.arange(1 << 20, dtype=torch.float64).pin_memory()
-    torch.cuda._sleep(100_000_000)
-    dst = src.to("cuda", non_blocking=True)
-    total = dst.sum()  # queued behind the whole copy on the same stream
-    returned_early = not torch.cuda.current_stream().query()
+    # 256 MiB from pinned memory: milliseconds on the bus, so the copy is caught while it runs. The
+    # consumer is queued at once, nothing ahead of the copy: had it started on partly arrived
+    # data, it would sum what the fresh device buffer held before (exact sums in float64)
+    src = torch.arange(1 << 25, dtype=torch.float64).pin_memory()
+    expected = src.sum().item()
+    copied = torch.cuda.Event()
     torch.cuda.synchronize()
-    assert returned_early, "non_blocking=True waited for the stream"
-    # the consumer saw every element, not a partly arrived buffer (exact in float64)
-    assert total.item() == src.sum().item()
+    dst = src.to("cuda", non_blocking=True)
+    copied.record()
+    returned_early = not copied.query()
+    total = dst.sum()  # queued right behind the copy on the same stream
+    torch.cuda.synchronize()
+    assert total.item() == expected, (
+        f"the consumer summed {total.item()}, the data sums to {expected}: it started on partly arrived data")
+    assert returned_early, "to(non_blocking=True) returned after the copy had finished"
 
 
 # -- one-hot ---------------------------------------------------------------------------
