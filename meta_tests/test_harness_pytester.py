@@ -168,11 +168,11 @@ def test_verdicts_report_and_summary_line(project):
     assert "actual 1, expected 2" in claims["x.broken"]["reason"]
     assert claims["x.gpuonly"]["reason"] == "needs 8 CUDA GPUs (found 0: no GPU)"
     assert claims["x.both"]["reason"] == (
-        "decided on CPU; the CUDA test (1, supporting) did not run: needs a CUDA GPU (found 0: no GPU)")
+        "decided on CPU by test_both[cpu]; test_both[cuda] (supporting) did not run: needs a CUDA GPU (found 0: no GPU)")
     assert {(t["outcome"], t["role"], t["device"]) for t in claims["x.both"]["tests"]} == {
         ("passed", "deciding", "cpu"), ("skipped", "supporting", "cuda")}
     assert claims["x.cudaclaim"]["reason"] == "needs a CUDA GPU (found 0: no GPU)"
-    assert claims["x.cudaclaim"]["supporting"] == "supporting evidence ran: the CPU test (1) passed"
+    assert claims["x.cudaclaim"]["supporting"] == "supporting evidence ran: test_cudaclaim_cpu_side passed"
     assert set(doc["environment"]) >= {"torch", "torchvision", "python", "platform", "cuda_available", "gpu_count",
                                        "device", "machine", "fingerprint", "cuda_status"}
     for c in doc["claims"]:
@@ -184,7 +184,8 @@ def test_verdicts_report_and_summary_line(project):
     md = (project.path / "reports" / "claims.md").read_text()
     assert "## Mini (`x.*`)" in md and "| `x.refuted` | refuted | **refuted** | the truth is otherwise" in md
     assert "| `x.cudaclaim` | about CUDA | **not-run** | needs a CUDA GPU (found 0: no GPU) | " \
-           "1 supporting CPU passed (decided by gpu) |" in md
+           "supporting passed: test_cudaclaim_cpu_side (decided by gpu) |" in md
+    assert "deciding passed: test_both[cpu] (decided by cpu)" in md, "evidence by test name"
 
 
 def test_xdist_run_gives_the_same_verdicts_and_outcomes(project):
@@ -219,8 +220,30 @@ def test_claim_option_runs_only_linked_tests_and_reports_the_rest_deselected(pro
     _, claims = verdicts(project)
     assert claims["x.refuted"]["verdict"] == "refuted"
     assert claims["x.holds"]["verdict"] == "not-run"
-    assert claims["x.holds"]["reason"] == "deselected in this run (--claim x.refuted,x.gpuonly)"
+    assert claims["x.holds"]["reason"] == "not selected by the run in this report (--claim x.refuted,x.gpuonly)"
+    # the claims asked for, one line each, after the report's summary
+    result.stdout.fnmatch_lines([
+        "claims: *", "*", "the claims of this run:",
+        "  x.refuted: REFUTED \u2014 correction: the truth is otherwise \u2014 decided on CPU by test_refuted",
+        "  x.gpuonly: NOT-RUN \u2014 needs 8 CUDA GPUs (found 0: no GPU)",
+    ])
     project.runpytest("--claim", "x.both", "--claim", "x.holds").assert_outcomes(passed=2, failed=1, skipped=1)
+    _, claims = verdicts(project)
+    assert claims["x.gpuonly"]["verdict"] == "not-run"
+    # the reason is the same whichever run came last: every run's selection, sorted
+    assert claims["x.untested"]["verdict"] == "untested"
+
+
+def test_a_run_of_a_handful_of_claims_prints_a_line_per_claim_and_a_big_run_does_not(project):
+    result = project.runpytest("-k", "holds or refuted")
+    result.stdout.fnmatch_lines(["the claims of this run:", "  x.holds: HOLDS \u2014 decided on CPU by test_holds; test_broken (deciding) did not run: "
+                               "not selected by the run in this report (-k 'holds or refuted')",
+                               "  x.refuted: REFUTED \u2014 correction: the truth is otherwise*"])
+    project.makepyfile(test_more="\n".join(
+        f'import pytest\n@pytest.mark.claim("x.{c}")\ndef test_{c}_again():\n    pass\n'
+        for c in ("holds", "refuted", "both", "broken", "cudaclaim", "gpuonly")))
+    result = project.runpytest()
+    assert "the claims of this run:" not in result.stdout.str()
 
 
 def test_unknown_claim_option_is_a_usage_error(project):

@@ -93,7 +93,7 @@ CUDA_SUPPORT = run("skipped", NO_GPU, role="supporting", device="cuda")
         pytest.param([run("passed")], "1.13.1", "holds", "decided on CPU", id="passed-old-torch"),
         pytest.param([run("passed")], "2.14.1", "refuted", "decided on CPU", id="passed-new-torch"),
         pytest.param([run("passed"), CUDA_SUPPORT], "2.14.1", "refuted",
-                     f"decided on CPU; the CUDA test (1, supporting) did not run: {NO_GPU}", id="passed-and-skipped"),
+                     f"decided on CPU by test_x; test_x (supporting) did not run: {NO_GPU}", id="passed-and-skipped"),
         pytest.param([run("skipped", NO_GPU), run("deselected", NO_GPU)],
                      "2.14.1", "not-run", NO_GPU, id="all-skipped"),
         pytest.param([run("passed"), run("failed", "call: assert 1 == 2")], "2.14.1", "failed", "assert 1 == 2",
@@ -122,9 +122,22 @@ def test_a_gpu_claim_is_not_decided_by_its_passing_cpu_case(tmp_path):
     runs = [run("passed", role="supporting"), run("skipped", NO_GPU, device="cuda")]
     verdict, standing, reason, supporting = report.verdict_for(claim, runs, "2.14.1")
     assert (verdict, standing, reason) == ("not-run", None, NO_GPU)
-    assert supporting == "supporting evidence ran: the CPU test (1) passed"
+    assert supporting == "supporting evidence ran: test_x passed"
     runs[1] = run("passed", device="cuda")
-    assert report.verdict_for(claim, runs, "2.14.1")[:3] == ("refuted", "refuted", "decided on a CUDA GPU")
+    assert report.verdict_for(claim, runs, "2.14.1")[:3] == ("refuted", "refuted", "decided on a CUDA GPU by test_x")
+
+
+def test_a_decided_claim_names_its_deciding_tests_and_the_part_that_did_not_run(tmp_path):
+    """Texts said once: no "the CPU test (1, deciding) did not run" beside "decided on CPU"."""
+    claim = ranged_claim(tmp_path)
+    runs = [run("passed", nodeid="t.py::test_a[cpu]"),
+            run("skipped", "needs a serial run (-p no:xdist), not an xdist worker", nodeid="t.py::test_b")]
+    verdict, _, reason, _ = report.verdict_for(claim, runs, "2.14.1")
+    assert verdict == "refuted"
+    assert reason == ("decided on CPU by test_a[cpu]; test_b (deciding) did not run: "
+                      "needs a serial run (-p no:xdist), not an xdist worker"), reason
+    many = [run("passed", nodeid=f"t.py::test_{i}") for i in range(6)]
+    assert report.verdict_for(claim, many, "2.14.1")[2] == "decided on CPU by test_0, test_1, test_2, test_3 and 2 more"
 
 
 @pytest.mark.parametrize(
@@ -173,7 +186,7 @@ def test_report_build_counts_every_claim_and_carries_corrections(tmp_path):
     assert doc["summary"]["refuted"] == 1 and doc["summary"]["untested"] == 1 and doc["summary"]["decided"] == 1
     md = report.render_markdown(doc)
     assert "| `t.a` |" in md and "the truth" in md and "speedup = 2.5x" in md
-    assert "1 deciding CPU passed (decided by cpu)" in md
+    assert "deciding passed: test_a (decided by cpu)" in md
 
 
 ENV = {"torch": "2.14.1", "machine": "m", "fingerprint": "f1"}
@@ -271,9 +284,11 @@ def test_needs_reasons_list_everything_missing(monkeypatch):
         "needs torch < 1.0 (found 2.14.1)",
         "needs optional library no_such_lib_xyz (not installed)",
         "needs network access (the spec runs offline)",
-        "needs a serial run (-p no:xdist), not an xdist worker",
         "needs asynchronous kernel launches (CUDA_LAUNCH_BLOCKING=1 makes every launch wait)",
-    ]
+    ], "no serial hint beside another unmet need: a serial run would not help"
+    assert missing({**needs, "gpus": 0, "min_torch": None, "max_torch": None, "libs": [], "network": False,
+                    "async_launch": False},
+                   found_gpus=0, torch_version="2.14.1") == ["needs a serial run (-p no:xdist), not an xdist worker"]
     monkeypatch.delenv("PYTEST_XDIST_WORKER")
     monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "0")
     met = {"gpus": 0, "min_torch": "1.0", "max_torch": None, "libs": ["json"], "network": False, "processes": True,

@@ -17,7 +17,8 @@ import re
 
 import pytest
 
-from fixtures import inventory, matrix, provenance, report
+from fixtures import inventory, matrix, note_order, provenance, report
+from spec_runner import ROOT, tox_torch_releases
 
 TITLES = {"optim": "Optimizers & zero_grad", "serial": "Serialization", "cuda": "CUDA", "lib": "Libraries"}
 NEEDS = {"cpu": ["cpu"], "gpu": ["gpu"], "external-lib": ["external-lib:einops"], "benchmark-cpu": ["benchmark-cpu"]}
@@ -207,6 +208,42 @@ def test_failed_entries_are_shown_and_listed_with_their_reason(proj):
                      r'test_optim_zero: call: AssertionError', page)
 
 
+def test_a_known_failure_explains_its_cell_and_an_entry_that_matches_nothing_warns(proj, capsys):
+    proj.claim("optim.zero")
+    paths = [proj.report("r1.json", "1.13.1", {"optim.zero": {"outcome": "failed", "reason": "call: slower"}}),
+             proj.report("r2.json", "2.0.1", {"optim.zero": "passed"})]
+    known = proj.root / "known-failures.toml"
+    known.write_text('[[failure]]\nclaim = "optim.zero"\nrelease = "1.13.1"\nnote = "slow float32 GEMM on this CPU"\n'
+                     '[[failure]]\nclaim = "optim.zero"\nrelease = "2.0.1"\nnote = "was failing once"\n')
+    m, md, page = proj.build(*paths, evidence=False, known=known)
+    assert [c.known for c in row(m, "optim.zero").cells] == ["slow float32 GEMM on this CPU", ""]
+    assert 'title="torch 1.13.1: failed | known failure: slow float32 GEMM on this CPU | failure: ' in page
+    assert "known failure: slow float32 GEMM on this CPU" in md
+    err = capsys.readouterr().err
+    assert "known failure optim.zero on torch 2.0.1: no failed cell matches it" in err, err
+    assert "1.13.1: no failed cell" not in err
+
+
+def test_the_committed_known_failures_name_real_claims_and_releases():
+    entries = matrix.load_known(ROOT / "docs" / "known-failures.toml")
+    inv = inventory.load()
+    releases = set(tox_torch_releases().values())
+    assert entries, "docs/known-failures.toml has no entry"
+    for e in entries:
+        assert e["claim"] in inv.claims, e
+        assert e["release"] in releases, (e["release"], sorted(releases))
+
+
+def test_the_note_order_covers_every_source_of_the_inventory():
+    """The page's "By note" order reads fixtures/note_order.json (python -m fixtures.note_order):
+    every claim's source has its place there, in its own note."""
+    order = note_order.load()
+    missing = sorted({s for c in inventory.load().claims.values() for s in c.source if s not in order})
+    assert missing == [], f"rerun python -m fixtures.note_order: no place for {missing}"
+    for source, (note, at) in order.items():
+        assert source.startswith(note) and at >= 0, (source, note, at)
+
+
 def test_consecutive_versions_with_the_same_verdict_collapse_into_one_range_cell(proj):
     proj.claim("optim.a", [("holds", None, "2.2", None), ("refuted", "2.2", "2.3", "a truth"),
                            ("refuted", "2.3", "2.4", "another truth"), ("refuted", "2.4", None, "a truth")])
@@ -288,14 +325,14 @@ def test_a_gpu_run_is_its_own_column_and_a_cpu_column_never_decides_a_gpu_claim(
     assert list(cells(m, "cuda.x").values()) == ["not-run", "not-run", "holds"]
     _, cpu_cell, _ = row(m, "cuda.x").cells
     assert cpu_cell.entry["reason"] == "needs a CUDA GPU (found 0)"
-    assert cpu_cell.supporting == "supporting evidence ran: the CPU test (1) passed"
+    assert cpu_cell.supporting == "supporting evidence ran: test_cuda_x[cpu] passed"
     assert "no test that can decide it (gpu: needs a CUDA GPU)" in row(m, "cuda.x").cells[0].entry["reason"]
     assert list(cells(m, "optim.a").values()) == ["untested", "holds", "not-run"], \
         "a CPU-decided claim is not decided by a GPU run's CUDA test"
     assert changes(m, "cuda.x") == []
     assert f"| 2.0.1 | 2.6.0 | 2.6.0 \u00b7 {H100} |" in md
     assert f'<th class="lane" colspan="1" title="{H100}">{H100}</th>' in page
-    assert "supporting evidence ran: the CPU test (1) passed" in page
+    assert "supporting evidence ran: test_cuda_x[cpu] passed" in page
 
 
 # --- the inventory as it is now: corrections without a rerun, stale evidence -----------------------
@@ -594,10 +631,20 @@ def test_each_claim_has_a_detail_with_source_decided_by_evidence_and_roles(proj)
     for part in ("004_x.txt \u203a what is it", "<b>Decided by:</b> cpu", "really it does X",
                  "tests/test_x.py::test_optim_a[cuda]", "supporting", "needs a CUDA GPU (found 0)", "deciding"):
         assert html.escape(part, quote=False) in text or part in text, part
-    assert 'data-search="optim.a text of optim.a optim cpu 004_x.txt \u203a what is it really it does x"' in page
+    # the search reads ID, text, topic, decided_by, note section, correction and the topic's title;
+    # ID and text again on their own, to rank them first
+    assert 'data-key="text of optim.a" data-search="optim.a text of optim.a optim cpu 004_x.txt \u203a what is it ' \
+           'really it does x optim' in page
 
 
 def test_the_verdict_words_are_the_reports():
     assert matrix.VERDICTS is report.VERDICT_ORDER
     assert tuple(matrix.SUMMARY_ORDER) == tuple(report.VERDICT_ORDER)
     assert set(matrix.BEHAVIOUR) >= {"holds", "refuted", "failed"} and "inconclusive" not in matrix.BEHAVIOUR
+
+
+def test_the_detail_states_a_single_correction_once(proj):
+    proj.claim("optim.a", "refuted", correction="the one truth of optim.a")
+    paths = [proj.report(f"r{i}.json", v, {"optim.a": "passed"}) for i, v in enumerate(["2.0.1", "2.1.2", "2.2.2"])]
+    _, _, page = proj.build(*paths, evidence=False)
+    assert detail(page, "optim.a").count("the one truth of optim.a") == 1, detail(page, "optim.a")

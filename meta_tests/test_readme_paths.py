@@ -1,0 +1,57 @@
+"""Every path that README's commands create is ignored by git (.gitignore), so following README
+never leaves untracked files behind: virtualenvs (`python3 -m venv X`), reports
+(`--claims-report=X`, its .md and .lock, the default reports/), benchmark files
+(`--benchmark-json=X`, `--benchmark-autosave` -> .benchmarks/) and tox's .tox/.
+
+The paths are read from README's commands (its code spans and ```sh blocks), so a new command
+with a new path is checked without editing this file; `git check-ignore --no-index` answers
+whether .gitignore covers each (the path need not exist)."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from spec_runner import ROOT
+
+FIXED = ["reports/claims.json", "reports/claims.md", "reports/claims.json.lock",
+         "reports/claims.2026-11-24T10-00-00.aside.json", ".benchmarks/x.json", ".tox/wheels/x.whl"]
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+    spans = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    return [ln for b in blocks for ln in b.splitlines() if ln.strip()] + [s for s in spans if " " in s or "=" in s]
+
+
+def created_paths(commands: list[str]) -> list[str]:
+    out = []
+    for cmd in commands:
+        for venv in re.findall(r"-m venv (\S+)", cmd):
+            out.append(venv.rstrip("/") + "/bin/python")
+        for report in re.findall(r"--claims-report=(\S+?\.json)", cmd):
+            out += [report, report[:-5] + ".md", report + ".lock"]
+        out += re.findall(r"--benchmark-json=(\S+?\.json)", cmd)
+    return list(dict.fromkeys(out))
+
+
+def test_readme_commands_name_the_paths_this_test_reads():
+    paths = created_paths(readme_commands())
+    assert any(p.startswith(".venv/") for p in paths) and any(p.startswith(".venv-tox/") for p in paths), paths
+    assert any(p.endswith(".md") for p in paths), f"no --claims-report path found in README: {paths}"
+
+
+def test_every_path_readme_creates_is_ignored_by_git(tmp_path):
+    """Asked of an empty repository holding only this checkout's .gitignore: the rules alone decide,
+    whatever already exists here (a .venv that is a symlink, say)."""
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("no git on PATH")
+    subprocess.run([git, "init", "-q", str(tmp_path)], check=True)
+    shutil.copyfile(ROOT / ".gitignore", tmp_path / ".gitignore")
+    paths = created_paths(readme_commands()) + FIXED
+    not_ignored = [p for p in paths if subprocess.run([git, "check-ignore", "--no-index", "-q", p], cwd=tmp_path).returncode != 0]
+    assert not_ignored == [], f"README's commands create these paths, which .gitignore does not cover: {not_ignored}"
