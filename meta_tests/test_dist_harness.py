@@ -97,6 +97,51 @@ def test_a_shared_result_is_produced_once_per_session(tmp_path_factory):
     assert len(calls) == 1
 
 
+EARLY_SPEC = """
+import time
+
+import pytest
+
+from fixtures import procs
+
+T = {}
+
+
+def produce(folder):
+    return {"started": time.time()}
+
+
+procs.register("early-selftest", produce, fixture="early")
+
+
+@pytest.fixture(scope="session")
+def early(tmp_path_factory):
+    return procs.shared(tmp_path_factory, "early-selftest")
+
+
+def test_reads_it(early):
+    assert list(T) == ["other", "plain"], f"ran before the tests that do not read it: {list(T)}"
+    assert early["started"] < T["other"] + 1.0, f"produced at {early['started'] - T['other']:.1f} s, not early"
+
+
+def test_other():
+    T["other"] = time.time()
+    time.sleep(1.5)
+
+
+def test_plain():
+    T["plain"] = time.time()
+"""
+
+
+def test_a_shared_result_is_started_with_the_first_test_and_its_readers_run_last(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(procs.ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makepyfile(test_early=EARLY_SPEC)
+    result = pytester.runpytest_subprocess("-p", "fixtures.procs", "-p", "no:cacheprovider", "-p", "no:xdist", "-v")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*test_other PASSED*", "*test_plain PASSED*", "*test_reads_it PASSED*"])
+
+
 def test_the_launch_environment_drops_distributed_variables(monkeypatch):
     monkeypatch.setenv("RANK", "7")
     monkeypatch.setenv("PET_MASTER_PORT", "29500")
