@@ -601,3 +601,26 @@ def test_the_verdict_words_are_the_reports():
     assert matrix.VERDICTS is report.VERDICT_ORDER
     assert tuple(matrix.SUMMARY_ORDER) == tuple(report.VERDICT_ORDER)
     assert set(matrix.BEHAVIOUR) >= {"holds", "refuted", "failed"} and "inconclusive" not in matrix.BEHAVIOUR
+
+
+def test_a_partly_claim_has_its_own_symbol_colour_pattern_legend_filter_and_correction(proj):
+    proj.claim("optim.p", "partly", correction="right for x; wrong for y")
+    proj.bodies["optim.p"] = "assert True\n\n\ndef test_optim_p_failing():\n    assert True"
+    proj.claim("optim.h")
+    path = proj.report("torch-2.6.0.json", "2.6.0", {"optim.h": "passed",
+                                                     "optim.p": {"outcome": "passed", "halves": {"optim.p": "holding"}}})
+    doc = json.loads(path.read_text())
+    nodeid = "tests/test_x.py::test_optim_p_failing"
+    doc["tests"][nodeid] = {**doc["tests"]["tests/test_x.py::test_optim_p"], "halves": {"optim.p": "failing"},
+                            **provenance.stamp(proj.root, proj.inv, nodeid, ["optim.p"])}
+    path.write_text(json.dumps(doc))
+    m, md, page = proj.build(path)
+    assert cells(m, "optim.p") == {"2.6.0": "partly"} and cells(m, "optim.h") == {"2.6.0": "holds"}
+    assert matrix.SYMBOLS["partly"] == "\u25d0" and matrix.PATTERNS["partly"] not in {
+        p for v, p in matrix.PATTERNS.items() if v != "partly"}, "partly reads in greyscale by its own pattern"
+    assert "partly on 2.6.0: right for x; wrong for y" in md
+    assert '<select id="verdict">' in page and '<option value="partly">\u25d0 partly</option>' in page
+    assert 'data-id="optim.p" data-topic="optim" data-changed="0" data-verdicts="partly"' in page
+    assert ".v-partly{background-color:" in page and "<b>partly</b>" in page
+    assert "right for x; wrong for y" in detail(page, "optim.p")
+    assert [s.get("partly") for s in matrix.summary(m)] == [1]
