@@ -151,7 +151,7 @@ def test_cuda_tensors_do_not_mix_with_cpu_tensors_except_0_dim_ones():
 # -- numpy -----------------------------------------------------------------------------
 
 
-@pytest.mark.claim("dtype.numpy-roundtrip")
+@pytest.mark.claim("dtype.numpy-roundtrip", half="holding")
 def test_cpu_numpy_and_from_numpy_round_trip_sharing_memory():
     t = torch.arange(6.0).reshape(2, 3)
     a = t.cpu().numpy()
@@ -163,7 +163,7 @@ def test_cpu_numpy_and_from_numpy_round_trip_sharing_memory():
     assert back.dtype == t.dtype and back.shape == t.shape
 
 
-@pytest.mark.claim("dtype.numpy-roundtrip")
+@pytest.mark.claim("dtype.numpy-roundtrip", half="failing")
 def test_numpy_conversion_is_not_free_for_grad_tensors_bfloat16_or_negative_strides():
     w = torch.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
