@@ -141,7 +141,7 @@ def test_rearrange_with_the_notes_signature_turns_einops_red(run_spec):
 @pytest.mark.needs(libs=["fast_transformers"])
 def test_layers_with_the_notes_signatures_turn_the_fast_transformers_signature_claims_red(run_spec):
     claims = {
-        "lib.ft-decoder-layer": "('activation', 'relu')]",
+        "lib.ft-decoder-layer": "constructor parameters after the note's six: []",
         "lib.ft-recurrent-encoder": "forward[('x', <class 'inspect._empty'>), ('state', None)]",
         "lib.ft-recurrent-decoder": "('dropout', 0.1)]",
     }
