@@ -355,6 +355,32 @@ def test_a_frozen_first_layer_records_nothing_for_the_backward_pass():
 
 
 @pytest.mark.claim("autograd.layer-requires-grad-false")
+def test_a_layer_used_as_weights_computed_each_step_trains_without_freezing_or_retain_graph():
+    torch.manual_seed(0)
+    weight_maker, p = nn.Linear(3, 4), nn.Parameter(torch.randn(4))
+    before = [t.detach().clone() for t in weight_maker.parameters()]
+    opt = torch.optim.SGD([p], lr=0.1)
+    x = torch.randn(2, 3)
+    for _ in range(2):  # not frozen, a fresh graph each step: no retain_graph needed
+        opt.zero_grad()
+        (weight_maker(x) @ p).pow(2).sum().backward()
+        opt.step()
+    assert weight_maker.weight.grad is not None, "backward did reach the layer (it only fills .grad)"
+    assert all(torch.equal(a, b) for a, b in zip(before, weight_maker.parameters())), "the layer's weights changed"
+
+
+@pytest.mark.claim("autograd.layer-requires-grad-false")
+def test_freezing_the_layer_does_not_help_when_its_input_comes_from_a_trainable_layer():
+    torch.manual_seed(0)
+    trainable, weight_maker = nn.Linear(3, 3), nn.Linear(3, 4).requires_grad_(False)
+    fixed_weights = weight_maker(trainable(torch.randn(2, 3)))  # frozen as advised, computed once, reused
+    p = nn.Parameter(torch.randn(4))
+    (fixed_weights @ p).pow(2).sum().backward()
+    with pytest.raises(RuntimeError, match=SECOND_BACKWARD_ERROR):
+        (fixed_weights @ p).pow(2).sum().backward()
+
+
+@pytest.mark.claim("autograd.layer-requires-grad-false")
 def test_layer_output_reused_as_weights_needs_requires_grad_false_on_the_layer():
     def train_two_steps(freeze):
         torch.manual_seed(0)
