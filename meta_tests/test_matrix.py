@@ -368,7 +368,8 @@ def test_each_columns_evidence_is_committed_small_and_rebuilds_the_same_page(pro
     def same(text):  # the inputs differ (three local reports then, three committed files now); nothing else
         return re.sub(r"\| report \|.*|<tr><th>report</th>.*?</tr>|report: [^|\"]*", "", text)
     assert same(md2) == same(md) and same(page2) == same(page), "the committed evidence alone rebuilds the same matrix"
-    assert "| report | 2.0.1.json (committed, schema 2) | 2.6.0.json (committed, schema 2) |" in md2
+    schema = report.SCHEMA
+    assert f"| report | 2.0.1.json (committed, schema {schema}) | 2.6.0.json (committed, schema {schema}) |" in md2
     assert {p: p.stat().st_mtime_ns for p in folder.iterdir()} == stamps, "unchanged evidence is not rewritten"
     assert not list(folder.glob(".*")), "no temporary files left"
 
