@@ -1,5 +1,6 @@
 """Every claim of the inventory can be decided: the suite links at least one test to it whose
-needs meet the claim's `decided_by` (a GPU test for a GPU claim, a benchmark for a speed-up...)."""
+needs meet the claim's `decided_by` (a GPU test for a GPU claim, a benchmark for a speed-up...),
+and a claim that is partly in some version has such a test for each half."""
 import functools
 import json
 import subprocess
@@ -14,14 +15,14 @@ PROBE = textwrap.dedent(
     """
     import json, sys
     import pytest
-    from fixtures.claims_plugin import claim_ids, evidence_kind
+    from fixtures.claims_plugin import claim_halves, claim_ids, evidence_kind
 
     class Probe:
         rows = []
 
         @pytest.hookimpl(trylast=True)
         def pytest_collection_modifyitems(self, items):
-            self.rows += [[i.nodeid, claim_ids(i), evidence_kind(i)] for i in items if claim_ids(i)]
+            self.rows += [[i.nodeid, claim_ids(i), evidence_kind(i), claim_halves(i)] for i in items if claim_ids(i)]
 
     probe = Probe()
     code = pytest.main(["tests", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"], plugins=[probe])
@@ -43,7 +44,7 @@ def test_every_claim_has_a_test_that_can_decide_it():
     inv = inventory.load()
     deciders = {cid: [] for cid in inv.claims}
     linked = {cid: [] for cid in inv.claims}
-    for nodeid, claims, kind in collected_tests():
+    for nodeid, claims, kind, _halves in collected_tests():
         for cid in claims:
             linked[cid].append(nodeid)
             if report.role_of(inv[cid], kind) == "deciding":
@@ -59,5 +60,16 @@ def test_every_claim_has_a_test_that_can_decide_it():
 def test_every_claim_linked_test_has_a_source_hash():
     """Evidence without provenance is stale the moment it is written (fixtures/provenance.py): the
     hasher must find the source of every test the suite collects."""
-    unhashed = [nodeid for nodeid, _claims, _kind in collected_tests() if provenance.test_hash(ROOT, nodeid) is None]
+    unhashed = [nodeid for nodeid, *_ in collected_tests() if provenance.test_hash(ROOT, nodeid) is None]
     assert not unhashed, f"tests whose source the provenance hasher cannot find: {unhashed}"
+
+
+def test_every_partly_claim_has_a_deciding_test_of_each_half():
+    inv = inventory.load()
+    halves = {cid: set() for cid, c in inv.claims.items() if c.ever_partly}
+    for _nodeid, claims, kind, marked in collected_tests():
+        for cid, half in marked.items():
+            if cid in halves and report.role_of(inv[cid], kind) == "deciding":
+                halves[cid].add(half)
+    lacking = {cid: sorted(set(report.HALVES) - got) for cid, got in halves.items() if set(report.HALVES) - got}
+    assert not lacking, f"partly claims without a deciding test of these halves: {lacking}"

@@ -178,7 +178,7 @@ def test_verdicts_report_and_summary_line(project):
     for c in doc["claims"]:
         assert set(c) >= {"id", "verdict", "tests", "reason", "correction", "decided_by", "supporting"}
     result.stdout.fnmatch_lines([
-        "claims: 2 decided (1 holds, 1 refuted), 2 not run, 2 failed, 1 untested*",
+        "claims: 2 decided (1 holds, 0 partly, 1 refuted), 2 not run, 2 failed, 1 untested*",
         "  not run (1): needs 8 CUDA GPUs (found 0: no GPU)",
     ])
     md = (project.path / "reports" / "claims.md").read_text()

@@ -405,7 +405,8 @@ def test_each_columns_evidence_is_committed_small_and_rebuilds_the_same_page(pro
     def same(text):  # the inputs differ (three local reports then, three committed files now); nothing else
         return re.sub(r"\| report \|.*|<tr><th>report</th>.*?</tr>|report: [^|\"]*", "", text)
     assert same(md2) == same(md) and same(page2) == same(page), "the committed evidence alone rebuilds the same matrix"
-    assert "| report | 2.0.1.json (committed, schema 2) | 2.6.0.json (committed, schema 2) |" in md2
+    schema = report.SCHEMA
+    assert f"| report | 2.0.1.json (committed, schema {schema}) | 2.6.0.json (committed, schema {schema}) |" in md2
     assert {p: p.stat().st_mtime_ns for p in folder.iterdir()} == stamps, "unchanged evidence is not rewritten"
     assert not list(folder.glob(".*")), "no temporary files left"
 
@@ -648,3 +649,27 @@ def test_the_detail_states_a_single_correction_once(proj):
     paths = [proj.report(f"r{i}.json", v, {"optim.a": "passed"}) for i, v in enumerate(["2.0.1", "2.1.2", "2.2.2"])]
     _, _, page = proj.build(*paths, evidence=False)
     assert detail(page, "optim.a").count("the one truth of optim.a") == 1, detail(page, "optim.a")
+
+
+def test_a_partly_claim_has_its_own_symbol_colour_pattern_legend_filter_and_correction(proj):
+    proj.claim("optim.p", "partly", correction="right for x; wrong for y")
+    proj.bodies["optim.p"] = "assert True\n\n\ndef test_optim_p_failing():\n    assert True"
+    proj.claim("optim.h")
+    path = proj.report("torch-2.6.0.json", "2.6.0", {"optim.h": "passed",
+                                                     "optim.p": {"outcome": "passed", "halves": {"optim.p": "holding"}}})
+    doc = json.loads(path.read_text())
+    nodeid = "tests/test_x.py::test_optim_p_failing"
+    doc["tests"][nodeid] = {**doc["tests"]["tests/test_x.py::test_optim_p"], "halves": {"optim.p": "failing"},
+                            **provenance.stamp(proj.root, proj.inv, nodeid, ["optim.p"])}
+    path.write_text(json.dumps(doc))
+    m, md, page = proj.build(path)
+    assert cells(m, "optim.p") == {"2.6.0": "partly"} and cells(m, "optim.h") == {"2.6.0": "holds"}
+    assert matrix.SYMBOLS["partly"] == "\u25d0" and matrix.PATTERNS["partly"] not in {
+        p for v, p in matrix.PATTERNS.items() if v != "partly"}, "partly reads in greyscale by its own pattern"
+    assert "partly on 2.6.0: right for x; wrong for y" in md
+    assert '<select id="verdict">' in page and '<option value="partly">\u25d0 partly</option>' in page
+    assert re.search(r'<tr class="claim" data-id="optim.p" data-topic="optim" data-changed="0" [^>]*'
+                     r'data-verdicts="partly"', page), "the row carries its verdicts for the filter"
+    assert ".v-partly{background-color:" in page and "<b>partly</b>" in page
+    assert "right for x; wrong for y" in detail(page, "optim.p")
+    assert [s.get("partly") for s in matrix.summary(m)] == [1]

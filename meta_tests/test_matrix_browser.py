@@ -418,3 +418,68 @@ def test_the_range_view_reads_at_every_width(built, browser, width, which, tmp_p
         assert errors == []
     finally:
         context.close()
+
+
+PARTLY_INVENTORY = """topic = "optim"
+title = "Optimizers"
+
+[[claim]]
+id = "optim.half-right"
+source = ["001_note.txt \u203a s"]
+claim = "right for the case it states"
+needs = ["cpu"]
+decided_by = "cpu"
+standing = "partly"
+correction = "right for x; wrong for y"
+
+[[claim]]
+id = "optim.right"
+source = ["001_note.txt \u203a s"]
+claim = "right"
+needs = ["cpu"]
+decided_by = "cpu"
+standing = "holds"
+"""
+
+
+@pytest.fixture(scope="module")
+def partly_page(tmp_path_factory):
+    """A page of two claims on one column: one partly (a passed test of each half), one holds."""
+    tmp = tmp_path_factory.mktemp("matrix-partly")
+    (tmp / "tests" / "claims").mkdir(parents=True)
+    (tmp / "tests" / "claims" / "optim.toml").write_text(PARTLY_INVENTORY, encoding="utf-8")
+    (tmp / "tests" / "test_spec.py").write_text(
+        "".join(f"def test_{n}():\n    assert True\n\n\n" for n in ("holding", "failing", "right")), encoding="utf-8")
+    inv = inventory.load(tmp / "tests" / "claims")
+    tests = {}
+    for name, cid, halves in (("holding", "optim.half-right", {"optim.half-right": "holding"}),
+                              ("failing", "optim.half-right", {"optim.half-right": "failing"}),
+                              ("right", "optim.right", {})):
+        nodeid = f"tests/test_spec.py::test_{name}"
+        tests[nodeid] = {"claims": [cid], "halves": halves, "outcome": "passed", "reason": None, "figures": [],
+                         "inconclusive": None, "kind": {"gpus": 0}, "run": 0,
+                         **provenance.stamp(tmp, inv, nodeid, [cid])}
+    env = {"torch": RELEASES[-1], "torchvision": "0.0.0", "numpy": "2.2.6", "python": "3.11.7", "machine": "m",
+           "gpu_count": 0, "gpu_names": [], "device": "cpu"}
+    env["fingerprint"] = report.fingerprint(env)
+    path = tmp / f"torch-{RELEASES[-1]}.json"
+    runs = [{"args": ["-m", "cpu"], "markexpr": "cpu", "claims": [], "finished": "2026-01-01T00:00:00+00:00"}]
+    report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
+    matrix.build([path], tmp / "out", today="2026-02-03", inv=inv, rootdir=tmp)
+    return tmp / "out" / "claims-matrix.html"
+
+
+def test_a_partly_cell_has_its_symbol_and_legend_and_the_verdict_filter_finds_it(partly_page, page):
+    page.goto(partly_page.as_uri())
+    assert page.text_content('#ranges td.seg[data-claim="optim.half-right"]').strip().startswith("\u25d0")
+    assert page.get_attribute('#ranges td.seg[data-claim="optim.half-right"]', "data-verdict") == "partly"
+    assert "partly" in page.text_content(".legend") and "\u25d0" in page.text_content(".legend")
+    assert visible_rows(page) == ["optim.half-right", "optim.right"]
+    page.select_option("#verdict", "partly")
+    assert visible_rows(page) == ["optim.half-right"]
+    assert page.text_content("#count") == "1 of 2 claims"
+    page.select_option("#verdict", "holds")
+    assert visible_rows(page) == ["optim.right"]
+    page.select_option("#verdict", "")
+    assert len(visible_rows(page)) == 2
+    assert page.errors == []

@@ -164,3 +164,22 @@ def test_image_recipes_that_handle_one_channel_turn_the_refuted_image_claims_red
     )
     for cid, fragment in IMAGE_RECIPE_CLAIMS.items():
         assert_goes_red(run, cid, fragment)
+
+
+# Tensor.to whose non_blocking defaults to True (the copy it makes asked for a non-blocking copy)
+TO_NON_BLOCKING_TRUE_WORLD = """
+import torch
+
+_to = torch.Tensor.to
+
+def to(self, *args, non_blocking=True, **kwargs):
+    return _to(self, *args, non_blocking=non_blocking, **kwargs)
+
+torch.Tensor.to = to
+"""
+
+
+def test_tensor_to_defaulting_to_non_blocking_turns_the_default_claim_red(run_spec):
+    run = run_spec("tests/test_dtype.py", "--claim", "dtype.to-non-blocking-default", "-m", "cpu",
+                   patch=TO_NON_BLOCKING_TRUE_WORLD)
+    assert_goes_red(run, "dtype.to-non-blocking-default", "non_blocking of the copies: [True, True, True]")

@@ -144,7 +144,7 @@ def test_inplace_op_that_backward_does_not_need_completes_with_the_right_gradien
 # --- retain_graph, backward on a loss -----------------------------------------------------
 
 
-@pytest.mark.claim("autograd.retain-graph")
+@pytest.mark.claim("autograd.retain-graph", half="holding")
 def test_second_backward_through_a_freed_graph_raises_and_asks_for_retain_graph():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()
@@ -154,7 +154,7 @@ def test_second_backward_through_a_freed_graph_raises_and_asks_for_retain_graph(
     assert "retain_graph=True" in str(excinfo.value)
 
 
-@pytest.mark.claim("autograd.retain-graph")
+@pytest.mark.claim("autograd.retain-graph", half="holding")
 def test_saved_tensors_are_freed_by_backward_unless_retain_graph():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x * x
@@ -164,7 +164,7 @@ def test_saved_tensors_are_freed_by_backward_unless_retain_graph():
         y.grad_fn._saved_self
 
 
-@pytest.mark.claim("autograd.retain-graph")
+@pytest.mark.claim("autograd.retain-graph", half="failing")
 def test_a_graph_that_saved_no_tensors_can_be_backpropagated_twice_without_retain_graph():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = (x + 1).sum()  # AddBackward and SumBackward save no tensor: backward frees nothing
@@ -178,7 +178,7 @@ def test_a_graph_that_saved_no_tensors_can_be_backpropagated_twice_without_retai
         z.backward()
 
 
-@pytest.mark.claim("autograd.retain-graph")
+@pytest.mark.claim("autograd.retain-graph", half="holding")
 def test_retain_graph_true_allows_a_second_backward():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()
@@ -352,6 +352,32 @@ def test_a_frozen_first_layer_records_nothing_for_the_backward_pass():
         assert storage_ptr(t) not in saved.storages, f"the {name} of the frozen layer was saved for backward"
     out.sum().backward()
     assert net[0].weight.grad is None and net[2].weight.grad is not None
+
+
+@pytest.mark.claim("autograd.layer-requires-grad-false")
+def test_a_layer_used_as_weights_computed_each_step_trains_without_freezing_or_retain_graph():
+    torch.manual_seed(0)
+    weight_maker, p = nn.Linear(3, 4), nn.Parameter(torch.randn(4))
+    before = [t.detach().clone() for t in weight_maker.parameters()]
+    opt = torch.optim.SGD([p], lr=0.1)
+    x = torch.randn(2, 3)
+    for _ in range(2):  # not frozen, a fresh graph each step: no retain_graph needed
+        opt.zero_grad()
+        (weight_maker(x) @ p).pow(2).sum().backward()
+        opt.step()
+    assert weight_maker.weight.grad is not None, "backward did reach the layer (it only fills .grad)"
+    assert all(torch.equal(a, b) for a, b in zip(before, weight_maker.parameters())), "the layer's weights changed"
+
+
+@pytest.mark.claim("autograd.layer-requires-grad-false")
+def test_freezing_the_layer_does_not_help_when_its_input_comes_from_a_trainable_layer():
+    torch.manual_seed(0)
+    trainable, weight_maker = nn.Linear(3, 3), nn.Linear(3, 4).requires_grad_(False)
+    fixed_weights = weight_maker(trainable(torch.randn(2, 3)))  # frozen as advised, computed once, reused
+    p = nn.Parameter(torch.randn(4))
+    (fixed_weights @ p).pow(2).sum().backward()
+    with pytest.raises(RuntimeError, match=SECOND_BACKWARD_ERROR):
+        (fixed_weights @ p).pow(2).sum().backward()
 
 
 @pytest.mark.claim("autograd.layer-requires-grad-false")

@@ -12,6 +12,7 @@ import collections.abc
 import inspect
 import math
 import os
+import time
 
 import pytest
 import torch
@@ -433,6 +434,27 @@ def test_timeout_defaults_to_zero_and_must_be_non_negative():
     with pytest.raises(ValueError, match="^timeout option should be non-negative$"):
         DataLoader(_numbers(4), timeout=-1)
     assert DataLoader(_numbers(4), timeout=2.5).timeout == 2.5
+
+
+class _SlowAtTwo(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        if index == 2:
+            time.sleep(3)  # far longer than the loader's timeout
+        return index
+
+
+@pytest.mark.claim("data.timeout")
+@pytest.mark.needs(processes=True)
+def test_a_batch_not_collected_within_the_timeout_raises_instead_of_being_skipped():
+    loader = DataLoader(_SlowAtTwo(), batch_size=None, num_workers=1, timeout=0.5)
+    seen = []
+    with pytest.raises(RuntimeError, match=r"DataLoader timed out after 0\.5 seconds"):
+        for item in loader:
+            seen.append(int(item))
+    assert seen == [0, 1], f"batches before the timeout: {seen}, expected [0, 1] and then the error (no skip)"
 
 
 # --- data.worker-init-fn ---------------------------------------------------------------

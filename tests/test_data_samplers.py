@@ -26,17 +26,30 @@ from torch.utils.data import (
 )
 from torch.utils.data.distributed import DistributedSampler
 
+from fixtures import signatures
 from fixtures.signatures import signature_parameters
 
 BUILTIN_SAMPLERS = [SequentialSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler, BatchSampler,
                     DistributedSampler]
 
 
+EMPTY = inspect.Parameter.empty  # a parameter without a default
+
+# the note's printed signatures (signature claims: fixtures/signatures.py states the rule)
+NOTE_RANDOM_SAMPLER = [("data_source", EMPTY), ("replacement", False), ("num_samples", None)]
+NOTE_WEIGHTED_SAMPLER = [("weights", EMPTY), ("num_samples", EMPTY), ("replacement", True)]
+SIGNATURES = {
+    "data.sequential-sampler": (lambda: signature_parameters(SequentialSampler.__init__), [("data_source", EMPTY)]),
+    "data.random-sampler-signature": (lambda: signature_parameters(RandomSampler.__init__), NOTE_RANDOM_SAMPLER),
+    "data.weighted-random-sampler": (lambda: signature_parameters(WeightedRandomSampler.__init__),
+                                     NOTE_WEIGHTED_SAMPLER),
+    "data.batch-sampler": (lambda: signature_parameters(BatchSampler.__init__),
+                           [("sampler", EMPTY), ("batch_size", EMPTY), ("drop_last", EMPTY)]),
+}
+
+
 def _gen(seed=0):
     return torch.Generator().manual_seed(seed)
-
-
-EMPTY = inspect.Parameter.empty  # a parameter without a default
 
 
 # --- data.samplers-base ----------------------------------------------------------------
@@ -68,7 +81,8 @@ def test_a_sampler_need_not_inherit_anything_any_iterable_of_indices_works():
 
 @pytest.mark.claim("data.sequential-sampler")
 def test_sequential_sampler_signature_is_exactly_data_source():
-    assert signature_parameters(SequentialSampler.__init__) == [("data_source", EMPTY)]
+    installed, printed = signatures.installed_and_printed(SIGNATURES["data.sequential-sampler"])
+    assert signatures.compare(installed, printed) == ([], []), f"SequentialSampler{installed}"
 
 
 @pytest.mark.claim("data.sequential-sampler")
@@ -84,11 +98,17 @@ def test_sequential_sampler_yields_0_to_len_minus_1_every_time(n):
 # --- data.random-sampler-signature -----------------------------------------------------
 
 
-@pytest.mark.claim("data.random-sampler-signature")
-def test_random_sampler_signature_has_the_three_named_parameters_plus_generator():
+@pytest.mark.claim("data.random-sampler-signature", half="holding")
+def test_random_sampler_signature_starts_with_the_notes_three_parameters():
     params = signature_parameters(RandomSampler.__init__)
-    assert params[:3] == [("data_source", EMPTY), ("replacement", False), ("num_samples", None)], params
-    assert params[3:] == [("generator", None)], f"parameters after the note's three: {params[3:]}"
+    wrong, _ = signatures.compare(params, NOTE_RANDOM_SAMPLER)
+    assert wrong == [], f"printed vs installed: {wrong}"
+
+
+@pytest.mark.claim("data.random-sampler-signature", half="failing")
+def test_random_sampler_signature_has_a_fourth_parameter_generator():
+    _, missing = signatures.compare(signature_parameters(RandomSampler.__init__), NOTE_RANDOM_SAMPLER)
+    assert missing == [("generator", None)], f"parameters after the note's three: {missing}"
 
 
 # --- data.random-sampler-num-samples ---------------------------------------------------
@@ -161,14 +181,19 @@ def test_subset_random_sampler_over_a_loader_never_reaches_the_other_samples():
 # --- data.weighted-random-sampler ------------------------------------------------------
 
 
-@pytest.mark.claim("data.weighted-random-sampler")
-def test_weighted_sampler_signature_is_the_notes_three_plus_generator():
-    params = signature_parameters(WeightedRandomSampler.__init__)
-    assert params[:3] == [("weights", EMPTY), ("num_samples", EMPTY), ("replacement", True)], params
-    assert params[3:] == [("generator", None)], f"parameters after the note's three: {params[3:]}"
+@pytest.mark.claim("data.weighted-random-sampler", half="failing")
+def test_weighted_sampler_signature_has_a_fourth_parameter_generator():
+    _, missing = signatures.compare(signature_parameters(WeightedRandomSampler.__init__), NOTE_WEIGHTED_SAMPLER)
+    assert missing == [("generator", None)], f"parameters after the note's three: {missing}"
 
 
-@pytest.mark.claim("data.weighted-random-sampler")
+@pytest.mark.claim("data.weighted-random-sampler", half="holding")
+def test_weighted_sampler_signature_starts_with_the_notes_three_parameters():
+    wrong, _ = signatures.compare(signature_parameters(WeightedRandomSampler.__init__), NOTE_WEIGHTED_SAMPLER)
+    assert wrong == [], f"printed vs installed: {wrong}"
+
+
+@pytest.mark.claim("data.weighted-random-sampler", half="holding")
 def test_weighted_sampler_draws_indices_in_proportion_to_unnormalised_weights():
     weights = [0.0, 1.0, 2.0, 5.0]  # sum 8: the weights need not sum to 1
     draws = 40_000
@@ -182,7 +207,7 @@ def test_weighted_sampler_draws_indices_in_proportion_to_unnormalised_weights():
         assert abs(share - expected) < 0.0125, f"index {index}: share {share:.4f}, expected {expected:.4f}"
 
 
-@pytest.mark.claim("data.weighted-random-sampler")
+@pytest.mark.claim("data.weighted-random-sampler", half="holding")
 def test_weighted_sampler_without_replacement_never_repeats():
     for seed in range(20):
         draws = list(WeightedRandomSampler([0.0, 1.0, 2.0, 5.0], num_samples=3, replacement=False, generator=_gen(seed)))
@@ -196,8 +221,8 @@ def test_weighted_sampler_without_replacement_never_repeats():
 
 @pytest.mark.claim("data.batch-sampler")
 def test_batch_sampler_signature_is_exactly_the_three_required_parameters():
-    params = signature_parameters(BatchSampler.__init__)
-    assert params == [("sampler", EMPTY), ("batch_size", EMPTY), ("drop_last", EMPTY)], f"BatchSampler{params}"
+    installed, printed = signatures.installed_and_printed(SIGNATURES["data.batch-sampler"])
+    assert signatures.compare(installed, printed) == ([], []), f"BatchSampler{installed}"
 
 
 @pytest.mark.claim("data.batch-sampler")

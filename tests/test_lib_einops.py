@@ -6,12 +6,15 @@ deep-learning ones are checked here).
 
 Run with einops installed: `tox -e lib` (requirements-lib-einops.txt).
 """
+import importlib
 import inspect
 
 import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
+
+from fixtures import signatures
 
 pytestmark = pytest.mark.needs(libs=["einops"])
 
@@ -26,6 +29,12 @@ def assert_same(actual, expected, call):
     assert torch.equal(actual, expected), f"{call}: values differ from the permute/reshape reference"
 
 
+# the note's printed signature (a signature claim, fixtures/signatures.py)
+NOTE_REARRANGE = [("element", signatures.EMPTY), ("pattern", signatures.EMPTY)]
+SIGNATURES = {"lib.einops-rearrange": (lambda: signatures.signature_parameters(importlib.import_module("einops").rearrange),
+                                       NOTE_REARRANGE)}
+
+
 @pytest.mark.claim("lib.einops-rearrange")
 def test_rearrange_signature_is_tensor_pattern_and_axis_sizes_not_element_pattern():
     import einops
@@ -37,6 +46,8 @@ def test_rearrange_signature_is_tensor_pattern_and_axis_sizes_not_element_patter
         ("pattern", "POSITIONAL_OR_KEYWORD", empty),
         ("axes_lengths", "VAR_KEYWORD", empty),
     ], f"rearrange{params}"
+    wrong, _ = signatures.compare(signatures.signature_parameters(einops.rearrange), NOTE_REARRANGE)
+    assert wrong == [(("element", empty), ("tensor", empty))], f"printed vs installed: {wrong}"
     with pytest.raises(TypeError):  # the note's parameter name is not accepted
         einops.rearrange(element=torch.zeros(2, 3), pattern="a b -> b a")
 

@@ -7,12 +7,14 @@ The package is source-only; `tox -e lib` builds it CPU-only against the env's
 torch (see requirements-lib-fast-transformers.txt). Models here are tiny and run in eval mode,
 so dropout does not blur the comparisons.
 """
+import importlib
 import inspect
 
 import pytest
 import torch
 from torch.testing import assert_close
 
+from fixtures import signatures
 from fixtures.signatures import signature_parameters
 
 pytestmark = pytest.mark.needs(libs=["fast_transformers"])
@@ -32,6 +34,52 @@ BUILDER_KWARGS = dict(  # the note's from_kwargs call, with small sizes
 
 
 EMPTY = inspect.Parameter.empty
+# the note's printed signatures (signature claims, fixtures/signatures.py): (constructor, forward)
+NOTE_DECODER = ([("self_attention", EMPTY), ("cross_attention", EMPTY), ("d_model", EMPTY), ("d_ff", None),
+                 ("dropout", 0.1), ("activation", "relu")],
+                [("x", EMPTY), ("memory", EMPTY), ("x_mask", None), ("x_length_mask", None), ("memory_mask", None),
+                 ("memory_length_mask", None)])
+NOTE_RECURRENT_ENCODER = ([("attention", EMPTY), ("d_model", EMPTY), ("d_ff", None), ("dropout", 0.1),
+                           ("activation", "relu"), ("event_dispatcher", "")],
+                          [("x", EMPTY), ("state", None)])
+
+
+def _layer(module, name):
+    return getattr(importlib.import_module(module), name)
+
+
+def _init_and_forward(module, name):
+    """(constructor parameters, forward parameters) of a fast_transformers layer, imported on call."""
+    cls = _layer(module, name)
+    return signature_parameters(cls.__init__), signature_parameters(cls.forward)
+
+
+def _both(module, name, note):
+    """[(installed, printed)] for the constructor and forward of a layer."""
+    return list(zip(_init_and_forward(module, name), note))
+
+
+SIGNATURES = {
+    "lib.ft-encoder-layer": (
+        lambda: _init_and_forward("fast_transformers.transformers", "TransformerEncoderLayer"),
+        ([("attention", EMPTY), ("d_model", EMPTY), ("n_heads", EMPTY), ("d_ff", None), ("dropout", 0.1),
+          ("activation", "relu")], [("x", EMPTY), ("attn_mask", None), ("length_mask", None)])),
+    "lib.ft-decoder-layer": (lambda: _init_and_forward("fast_transformers.transformers", "TransformerDecoderLayer"),
+                             NOTE_DECODER),
+    "lib.ft-recurrent-encoder": (
+        lambda: _init_and_forward("fast_transformers.recurrent.transformers", "RecurrentTransformerEncoderLayer"),
+        NOTE_RECURRENT_ENCODER),
+    "lib.ft-recurrent-decoder": (
+        lambda: _init_and_forward("fast_transformers.recurrent.transformers", "RecurrentTransformerDecoderLayer"),
+        ([("self_attention", EMPTY), ("cross_attention", EMPTY), ("d_model", EMPTY), ("d_ff", None), ("dropout", 0.1),
+          ("activation", "relu"), ("event_dispatcher", "")],
+         [("x", EMPTY), ("memory", EMPTY), ("memory_length_mask", None), ("state", None)])),
+    "lib.ft-masks": (
+        lambda: tuple(signature_parameters(_layer("fast_transformers.masking", n).__init__)
+                      for n in ("FullMask", "LengthMask", "TriangularCausalMask")),
+        ([("mask", None), ("N", None), ("M", None), ("device", "cpu")],
+         [("lengths", EMPTY), ("max_len", None), ("device", None)], [("N", EMPTY), ("device", "cpu")])),
+}
 
 
 def causal_linear_layer():
@@ -97,31 +145,22 @@ def test_encoder_layer_input_is_batch_first_n_l_e():
     assert not torch.allclose(y2[1], y[1])
 
 
-@pytest.mark.claim("lib.ft-decoder-layer")
+@pytest.mark.claim("lib.ft-decoder-layer", half="failing")
 def test_decoder_layer_signature_has_event_dispatcher_beyond_the_note():
-    from fast_transformers.transformers import TransformerDecoderLayer
-
-    got = signature_parameters(TransformerDecoderLayer.__init__)
-    assert got == [
-        ("self_attention", EMPTY),
-        ("cross_attention", EMPTY),
-        ("d_model", EMPTY),
-        ("d_ff", None),
-        ("dropout", 0.1),
-        ("activation", "relu"),
-        ("event_dispatcher", ""),  # the note leaves this one out
-    ], f"TransformerDecoderLayer{got}"
-    assert signature_parameters(TransformerDecoderLayer.forward) == [
-        ("x", EMPTY),
-        ("memory", EMPTY),
-        ("x_mask", None),
-        ("x_length_mask", None),
-        ("memory_mask", None),
-        ("memory_length_mask", None),
-    ]
+    (init, _), (forward, _) = _both("fast_transformers.transformers", "TransformerDecoderLayer", NOTE_DECODER)
+    _, missing = signatures.compare(init, NOTE_DECODER[0])
+    assert missing == [("event_dispatcher", "")], f"constructor parameters after the note's six: {missing}"
+    assert signatures.compare(forward, NOTE_DECODER[1]) == ([], []), f"forward{forward}"
 
 
-@pytest.mark.claim("lib.ft-decoder-layer")
+@pytest.mark.claim("lib.ft-decoder-layer", half="holding")
+def test_decoder_layer_signature_starts_with_the_notes_parameters():
+    for installed, printed in _both("fast_transformers.transformers", "TransformerDecoderLayer", NOTE_DECODER):
+        wrong, _ = signatures.compare(installed, printed)
+        assert wrong == [], f"printed vs installed: {wrong}"
+
+
+@pytest.mark.claim("lib.ft-decoder-layer", half="holding")
 def test_decoder_layer_takes_x_n_l_e_and_memory_n_lprime_e():
     from fast_transformers.attention import AttentionLayer, FullAttention
     from fast_transformers.masking import LengthMask
@@ -140,24 +179,25 @@ def test_decoder_layer_takes_x_n_l_e_and_memory_n_lprime_e():
     assert_close(masked, layer(x, memory[:, :2]))
 
 
-@pytest.mark.claim("lib.ft-recurrent-encoder")
-def test_recurrent_encoder_layer_signature():
-    from fast_transformers.recurrent.transformers import RecurrentTransformerEncoderLayer
+@pytest.mark.claim("lib.ft-recurrent-encoder", half="holding")
+def test_recurrent_encoder_layer_signature_is_the_notes_up_to_forward_memory():
+    (init, note_init), (forward, note_forward) = _both("fast_transformers.recurrent.transformers",
+                                                       "RecurrentTransformerEncoderLayer", NOTE_RECURRENT_ENCODER)
+    assert signatures.compare(init, note_init) == ([], []), f"RecurrentTransformerEncoderLayer{init}"
+    wrong, _ = signatures.compare(forward, note_forward)
+    assert wrong == [], f"printed vs installed: {wrong}"
 
-    assert signature_parameters(RecurrentTransformerEncoderLayer.__init__) == [
-        ("attention", EMPTY),
-        ("d_model", EMPTY),
-        ("d_ff", None),
-        ("dropout", 0.1),
-        ("activation", "relu"),
-        ("event_dispatcher", ""),
-    ]
+
+@pytest.mark.claim("lib.ft-recurrent-encoder", half="failing")
+def test_recurrent_encoder_layer_signature_has_forward_memory_beyond_the_note():
     # one parameter beyond the note's forward(x, state=None): `memory`, a deprecated alias of `state`
-    got = signature_parameters(RecurrentTransformerEncoderLayer.forward)
-    assert got == [("x", EMPTY), ("state", None), ("memory", None)], f"forward{got}"
+    (_, _), (forward, note_forward) = _both("fast_transformers.recurrent.transformers",
+                                            "RecurrentTransformerEncoderLayer", NOTE_RECURRENT_ENCODER)
+    _, missing = signatures.compare(forward, note_forward)
+    assert missing == [("memory", None)], f"forward parameters after the note's two: {missing}, forward{forward}"
 
 
-@pytest.mark.claim("lib.ft-recurrent-encoder")
+@pytest.mark.claim("lib.ft-recurrent-encoder", half="holding")
 def test_recurrent_encoder_layer_steps_one_element_and_matches_the_causal_layer():
     from fast_transformers.recurrent.attention import RecurrentAttentionLayer, RecurrentLinearAttention
     from fast_transformers.recurrent.transformers import RecurrentTransformerEncoderLayer
