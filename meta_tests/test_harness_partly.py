@@ -67,7 +67,7 @@ def test_build_records_the_halves_counts_partly_and_renders_the_correction(tmp_p
     assert doc["summary"]["partly"] == 1 and doc["summary"]["decided"] == 1 and doc["schema"] == 3
     doc["runs"], doc["environment"] = [], {"torch": "2.14.1"}
     assert report.summary_lines(doc)[0].startswith("claims: 1 decided (0 holds, 1 partly, 0 refuted)")
-    assert "| **partly** | right for x; wrong for y (decided on CPU) |" in report.render_markdown(doc)
+    assert "| **partly** | right for x; wrong for y (decided on CPU by test_failing, test_holding) |" in report.render_markdown(doc)
 
 
 INI = "[pytest]\nclaims_inventory = claims\naddopts = -p no:cacheprovider\nmarkers =\n    claim: c\n    needs: n\n"
