@@ -8,7 +8,7 @@ import torch._dynamo  # noqa: F401  (see test_harness_pytester.py: keep it out o
 from fixtures import inventory, report
 from spec_runner import ROOT
 
-CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nneeds = ["cpu"]\ndecided_by = "cpu"\n'
+CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nchecklist_needs = ["cpu"]\ndecided_by = "cpu"\n'
 PARTLY = CLAIM + 'standing = "partly"\ncorrection = "right for x; wrong for y"\n'
 
 

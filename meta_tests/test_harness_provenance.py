@@ -82,7 +82,7 @@ def test_parametrize_ids_share_one_hash_and_a_gone_test_has_none(tmp_path):
 def _inventory(tmp_path, standing, correction="the truth", text="c"):
     d = tmp_path / "claims"
     d.mkdir(exist_ok=True)
-    body = (f'topic = "t"\n[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "{text}"\nneeds = ["cpu"]\n'
+    body = (f'topic = "t"\n[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "{text}"\nchecklist_needs = ["cpu"]\n'
             f'decided_by = "cpu"\nstanding = "{standing}"\n' + (f'correction = "{correction}"\n' if correction else ""))
     (d / "t.toml").write_text(body)
     return inventory.load(d)

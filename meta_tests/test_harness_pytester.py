@@ -33,7 +33,7 @@ title = "Mini"
 id = "x.holds"
 source = ["n › s"]
 claim = "holds"
-needs = ["cpu"]
+checklist_needs = ["cpu"]
 decided_by = "cpu"
 standing = "holds"
 
@@ -41,7 +41,7 @@ standing = "holds"
 id = "x.refuted"
 source = ["n › s"]
 claim = "refuted"
-needs = ["cpu"]
+checklist_needs = ["cpu"]
 decided_by = "cpu"
 standing = "refuted"
 correction = "the truth is otherwise"
@@ -50,7 +50,7 @@ correction = "the truth is otherwise"
 id = "x.both"
 source = ["n › s"]
 claim = "cpu and cuda"
-needs = ["cpu"]
+checklist_needs = ["cpu"]
 decided_by = "cpu"
 standing = "holds"
 
@@ -58,7 +58,7 @@ standing = "holds"
 id = "x.gpuonly"
 source = ["n › s"]
 claim = "needs many GPUs"
-needs = ["multi-gpu"]
+checklist_needs = ["multi-gpu"]
 decided_by = "multi-gpu"
 standing = "holds"
 
@@ -66,7 +66,7 @@ standing = "holds"
 id = "x.broken"
 source = ["n › s"]
 claim = "broken"
-needs = ["cpu"]
+checklist_needs = ["cpu"]
 decided_by = "cpu"
 standing = "holds"
 
@@ -74,14 +74,14 @@ standing = "holds"
 id = "x.untested"
 source = ["n › s"]
 claim = "no test"
-needs = ["cpu"]
+checklist_needs = ["cpu"]
 decided_by = "cpu"
 
 [[claim]]
 id = "x.cudaclaim"
 source = ["n › s"]
 claim = "about CUDA"
-needs = ["gpu"]
+checklist_needs = ["gpu"]
 decided_by = "gpu"
 standing = "refuted"
 correction = "CUDA does otherwise"

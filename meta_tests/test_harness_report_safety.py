@@ -34,7 +34,7 @@ title = "Mini"
 id = "x.{name}"
 source = ["n › s"]
 claim = "{name}"
-needs = ["cpu"]
+checklist_needs = ["cpu"]
 decided_by = "cpu"
 standing = "holds"
 """ for name in ("a", "b"))

@@ -17,7 +17,7 @@ def write_inventory(tmp_path, body, topic="t"):
     return tmp_path
 
 
-CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nneeds = ["cpu"]\ndecided_by = "cpu"\n'
+CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nchecklist_needs = ["cpu"]\ndecided_by = "cpu"\n'
 
 
 def test_versions_compare_release_numbers_not_strings():
@@ -46,6 +46,8 @@ def test_real_inventory_loads_and_holds_every_checklist_id():
         pytest.param(CLAIM + 'standing = "maybe"\n', "standing verdict must be one of", id="bad-verdict"),
         pytest.param(CLAIM + 'colour = "red"\n', "unknown keys", id="unknown-key"),
         pytest.param(CLAIM.replace('["cpu"]', '["tpu"]'), "unknown need", id="unknown-need"),
+        pytest.param(CLAIM.replace("checklist_needs", "needs"), "the key 'needs' is now 'checklist_needs'",
+                     id="old-needs-key"),
         pytest.param(CLAIM.replace("t.a", "x.a"), "must start with", id="wrong-prefix"),
         pytest.param(CLAIM.replace('decided_by = "cpu"\n', ""), "missing 'decided_by'", id="no-decided-by"),
         pytest.param(CLAIM.replace('decided_by = "cpu"', 'decided_by = "tpu"'), "decided_by must be one of",

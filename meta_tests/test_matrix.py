@@ -58,7 +58,7 @@ class Project:
             topic = cid.split(".", 1)[0]
             lines = by_topic.setdefault(topic, [f"topic = {_toml(topic)}", f"title = {_toml(TITLES.get(topic, topic))}"])
             lines += ["", "[[claim]]", f"id = {_toml(cid)}", f"source = {_toml(c['source'])}",
-                      f"claim = {_toml(c['text'])}", f"needs = {_toml(NEEDS[c['decided_by']])}",
+                      f"claim = {_toml(c['text'])}", f"checklist_needs = {_toml(NEEDS[c['decided_by']])}",
                       f"decided_by = {_toml(c['decided_by'])}"]
             if isinstance(c["standing"], str):
                 lines.append(f"standing = {_toml(c['standing'])}")

@@ -427,7 +427,7 @@ title = "Optimizers"
 id = "optim.half-right"
 source = ["001_note.txt \u203a s"]
 claim = "right for the case it states"
-needs = ["cpu"]
+checklist_needs = ["cpu"]
 decided_by = "cpu"
 standing = "partly"
 correction = "right for x; wrong for y"
@@ -436,7 +436,7 @@ correction = "right for x; wrong for y"
 id = "optim.right"
 source = ["001_note.txt \u203a s"]
 claim = "right"
-needs = ["cpu"]
+checklist_needs = ["cpu"]
 decided_by = "cpu"
 standing = "holds"
 """
