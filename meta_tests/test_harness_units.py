@@ -305,3 +305,13 @@ def test_needs_reasons_list_everything_missing(monkeypatch):
 def test_a_cuda_visible_devices_that_hides_every_gpu_is_told_apart(visible, hidden):
     # hidden GPUs are "no GPU" for the process (cuda_status), not "present but unusable"
     assert report.hides_every_gpu(visible) is hidden, f"CUDA_VISIBLE_DEVICES={visible!r}: expected hidden={hidden}"
+
+
+def test_one_figure_formatter_for_claims_md_and_the_page():
+    from fixtures import matrix
+
+    ratio = {"name": "float64 / float32 time", "value": 1.912, "spread": 0.0512, "unit": "x"}
+    assert report.figure_text(ratio) == "1.912x ± 0.051"
+    assert report.figure_text({"value": 12.34, "unit": "ms"}) == "12.34 ms"
+    assert matrix.figure_text is report.figure_text
+    assert report._figures({"figures": [ratio]}) == "float64 / float32 time = 1.912x ± 0.051"

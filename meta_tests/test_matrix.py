@@ -598,9 +598,9 @@ def test_benchmark_claims_show_their_figures_per_version_in_both_renderings(proj
              proj.report("b.json", "2.6.0", {"optim.bench": _bench(2.41, 0.11)})]
     m, md, page = proj.build(*paths)
     assert row(m, "optim.bench").benchmark
-    assert "| `optim.bench` | float64 / float32 time | \u2713 holds: 1.93 \u00b1 0.05x | \u2713 holds: 2.41 \u00b1 0.11x |" in md
+    assert "| `optim.bench` | float64 / float32 time | \u2713 holds: 1.93x \u00b1 0.05 | \u2713 holds: 2.41x \u00b1 0.11 |" in md
     text = detail(page, "optim.bench")
-    assert "<td>2.0.1</td><td>cpu</td>" in text and "1.93 \u00b1 0.05x" in text and "2.41 \u00b1 0.11x" in text
+    assert "<td>2.0.1</td><td>cpu</td>" in text and "1.93x \u00b1 0.05" in text and "2.41x \u00b1 0.11" in text
     assert "n/a" not in text, "only numeric figures are shown"
 
 

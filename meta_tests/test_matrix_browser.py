@@ -218,7 +218,7 @@ def test_a_claims_detail_opens_with_text_source_verdicts_and_evidence(built, pag
     assert "Decided by: benchmark-gpu" in text
     assert "Verdict per version and device" in text and GPU in text
     assert "Evidence" in text and f"test_claim[{cid}]" in text
-    assert "Benchmark figures" in text and "1.2 \u00b1 0.04x" in text
+    assert "Benchmark figures" in text and "1.2x \u00b1 0.04" in text
     assert dialog.locator(".svgplot svg").count() == 1, "the benchmark plot (inline SVG)"
     page.click("#detail-close")
     assert not dialog.is_visible()
