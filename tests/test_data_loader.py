@@ -442,19 +442,20 @@ class _SlowAtTwo(Dataset):
 
     def __getitem__(self, index):
         if index == 2:
-            time.sleep(3)  # far longer than the loader's timeout
+            time.sleep(3.5)  # far longer than the loader's timeout
         return index
 
 
 @pytest.mark.claim("data.timeout")
 @pytest.mark.needs(processes=True)
 def test_a_batch_not_collected_within_the_timeout_raises_instead_of_being_skipped():
-    loader = DataLoader(_SlowAtTwo(), batch_size=None, num_workers=1, timeout=0.5)
+    loader = DataLoader(_SlowAtTwo(), batch_size=None, num_workers=1, timeout=1.0)
     seen = []
-    with pytest.raises(RuntimeError, match=r"DataLoader timed out after 0\.5 seconds"):
+    with pytest.raises(RuntimeError, match=r"DataLoader timed out after 1\.0 seconds"):
         for item in loader:
             seen.append(int(item))
-    assert seen == [0, 1], f"batches before the timeout: {seen}, expected [0, 1] and then the error (no skip)"
+    # on a loaded machine the worker's start-up may already time out batch 0; never is a batch skipped
+    assert seen == [0, 1][: len(seen)], f"batches before the timeout: {seen}, expected [0, 1] or a prefix, then the error"
 
 
 # --- data.worker-init-fn ---------------------------------------------------------------
