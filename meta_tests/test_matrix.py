@@ -1,4 +1,4 @@
-"""The claims x torch-version matrix (fixtures/matrix.py), built from evidence in a miniature checkout.
+"""The claims x torch-version matrix (fixtures/matrix/), built from evidence in a miniature checkout.
 
 Each test writes a small inventory (tests/claims/*.toml) and a test file into tmp_path, and claims
 reports made by the real builder (report.build, with the provenance stamps the plugin records)

@@ -1,6 +1,7 @@
-"""The HTML matrix (fixtures/matrix.py) in a real browser: Debian's Chromium, headless, driven by
-Playwright (`pip install -r requirements-matrix.txt`, `apt-get install chromium`; Playwright never
-downloads a browser here: it starts /usr/bin/chromium, or the one CHROMIUM names).
+"""The HTML matrix (fixtures/matrix/html.py and its templates/) in a real browser: Debian's Chromium,
+headless, driven by Playwright (`pip install -r requirements-matrix.txt`, `apt-get install
+chromium`; Playwright never downloads a browser here: it starts /usr/bin/chromium, or the one
+CHROMIUM names).
 
 The page is built from claims reports made here by the real builder from evidence: the real claim
 inventory (tests/claims/*.toml, so IDs and texts have their real lengths, with standings that change
