@@ -571,6 +571,25 @@ def test_the_html_page_is_self_contained_with_a_topic_filter_and_inventory_title
     assert ".v-holds{background-color:" in page and 'class="v v-refuted"' in page
 
 
+
+def test_the_pages_css_and_javascript_files_are_inlined_as_they_are(proj):
+    """The page's CSS and JavaScript live in fixtures/matrix/templates/ beside the Jinja2 template,
+    found relative to the package (a fresh clone needs no install step), and the page holds each
+    file's text verbatim: one self-contained file."""
+    proj.claim("optim.a")
+    _, _, page = proj.build(proj.report("r.json", "2.6.0", {"optim.a": "passed"}))
+    templates = ROOT / "fixtures" / "matrix" / "templates"
+    assert matrix.html.TEMPLATES == templates
+    for name in ("page.html.j2", "page.css", "find.js", "page.js"):
+        assert (templates / name).is_file(), f"{name} missing from {templates}"
+    for name, where in (("page.css", "<style>\n"), ("find.js", "<script>\n"), ("page.js", "\n")):
+        text = (templates / name).read_text(encoding="utf-8")
+        assert where + text in page, f"{name} is not inlined verbatim in the page"
+    assert "{{" not in page and "{%" not in page, "no Jinja2 syntax left unrendered"
+    ignored = [line.strip() for line in (ROOT / ".gitignore").read_text().splitlines()]
+    assert not {"*.css", "*.js", "*.j2", "templates/", "fixtures/matrix/templates/"} & set(ignored), \
+        f".gitignore would drop the package's templates: {ignored}"
+
 def test_a_partial_run_is_flagged_in_the_header_and_on_stderr(proj, capsys):
     proj.claim("optim.a")
     whole = proj.report("torch-2.0.1.json", "2.0.1", {"optim.a": "passed"})
