@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from fixtures import inventory, report, verdicts, versions
+from fixtures import inventory, probe, report, verdicts, versions
 from fixtures.needs import missing
 from spec_runner import ROOT
 
@@ -307,7 +307,7 @@ def test_needs_reasons_list_everything_missing(monkeypatch):
 ])
 def test_a_cuda_visible_devices_that_hides_every_gpu_is_told_apart(visible, hidden):
     # hidden GPUs are "no GPU" for the process (cuda_status), not "present but unusable"
-    assert report.hides_every_gpu(visible) is hidden, f"CUDA_VISIBLE_DEVICES={visible!r}: expected hidden={hidden}"
+    assert probe.hides_every_gpu(visible) is hidden, f"CUDA_VISIBLE_DEVICES={visible!r}: expected hidden={hidden}"
 
 
 def test_one_figure_formatter_for_claims_md_and_the_page():
@@ -323,6 +323,8 @@ def test_one_figure_formatter_for_claims_md_and_the_page():
 @pytest.mark.parametrize("module, absent", [
     ("fixtures.verdicts", ["torch", "fixtures.inventory", "fixtures.report"]),
     ("fixtures.inventory", ["torch", "fixtures.report"]),
+    ("fixtures.needs", ["torch", "fixtures.report"]),
+    ("fixtures.probe", ["torch", "fixtures.report"]),
 ])
 def test_the_machinery_imports_one_way(module, absent):
     """inventory -> verdicts -> report -> plugin: a module never imports one downstream of it, and
