@@ -325,6 +325,7 @@ def test_one_figure_formatter_for_claims_md_and_the_page():
     ("fixtures.inventory", ["torch", "fixtures.report"]),
     ("fixtures.needs", ["torch", "fixtures.report"]),
     ("fixtures.probe", ["torch", "fixtures.report"]),
+    ("fixtures.gpu", ["torch", "fixtures.procs"]),
 ])
 def test_the_machinery_imports_one_way(module, absent):
     """inventory -> verdicts -> report -> plugin: a module never imports one downstream of it, and
