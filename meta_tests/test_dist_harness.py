@@ -279,3 +279,31 @@ def test_asking_for_more_gpus_than_visible_is_an_error_not_gpu_0():
 
     with pytest.raises(RuntimeError, match="declare needs"):
         procs.worker_gpus(torch.cuda.device_count() + 1)
+
+
+def test_each_spawn_world_section_names_the_tests_that_read_it():
+    """spawn_world.py: one function per section key; every test its docstring names exists and
+    reads that key with world_section(), and every test that reads a key is named there."""
+    import ast
+    import re
+
+    from fixtures import dist_workers
+    from fixtures.dist_workers import spawn_world
+
+    assert tuple(spawn_world.SECTION_FUNCTIONS) == dist_workers.STARTUP + dist_workers.SECTIONS
+    readers: dict[str, set] = {}  # key -> "file::test" that call world_section(..., key)
+    for path in sorted((procs.ROOT / "tests").glob("test_dist_*.py")):
+        for fn in ast.parse(path.read_text(encoding="utf-8")).body:
+            for call in ast.walk(fn) if isinstance(fn, ast.FunctionDef) else ():
+                if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "world_section":
+                    key = call.args[1].value
+                    readers.setdefault(key, set()).add(f"tests/{path.name}::{fn.name}")
+    for key, section in spawn_world.SECTION_FUNCTIONS.items():
+        assert section.__name__ == f"section_{key}", f"{key}: function {section.__name__}, expected section_{key}"
+        text = " ".join(section.__doc__.split())
+        named, file = set(), None
+        for m in re.finditer(r"(tests/test_\w+\.py)::(\w+)|\b(test_\w+)", text):
+            file = m.group(1) or file
+            named.add(f"{file}::{m.group(2) or m.group(3)}")
+        assert named == readers.get(key, set()), (
+            f"section {key!r}: the docstring names {sorted(named)}; the tests reading it are {sorted(readers.get(key, ()))}")

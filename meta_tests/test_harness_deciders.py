@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from fixtures import inventory, provenance, report
+from fixtures import inventory, provenance, verdicts
 from spec_runner import ROOT
 
 # Collects the whole spec (no test runs) and prints, per claim-linked test, its claims and needs.
@@ -47,7 +47,7 @@ def test_every_claim_has_a_test_that_can_decide_it():
     for nodeid, claims, kind, _halves in collected_tests():
         for cid in claims:
             linked[cid].append(nodeid)
-            if report.role_of(inv[cid], kind) == "deciding":
+            if verdicts.role_of(inv[cid], kind) == "deciding":
                 deciders[cid].append(nodeid)
     untested = sorted(cid for cid, tests in linked.items() if not tests)
     assert not untested, f"claims with no test: {untested}"
@@ -69,7 +69,7 @@ def test_every_partly_claim_has_a_deciding_test_of_each_half():
     halves = {cid: set() for cid, c in inv.claims.items() if c.ever_partly}
     for _nodeid, claims, kind, marked in collected_tests():
         for cid, half in marked.items():
-            if cid in halves and report.role_of(inv[cid], kind) == "deciding":
+            if cid in halves and verdicts.role_of(inv[cid], kind) == "deciding":
                 halves[cid].add(half)
-    lacking = {cid: sorted(set(report.HALVES) - got) for cid, got in halves.items() if set(report.HALVES) - got}
+    lacking = {cid: sorted(set(verdicts.HALVES) - got) for cid, got in halves.items() if set(verdicts.HALVES) - got}
     assert not lacking, f"partly claims without a deciding test of these halves: {lacking}"

@@ -5,7 +5,7 @@ import json
 import pytest
 import torch._dynamo  # noqa: F401  (see test_harness_pytester.py: keep it out of in-process runs)
 
-from fixtures import inventory, report
+from fixtures import inventory, report, verdicts
 from spec_runner import ROOT
 
 CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nchecklist_needs = ["cpu"]\ndecided_by = "cpu"\n'
@@ -17,14 +17,15 @@ def load(tmp_path, body):
     return inventory.load(tmp_path)
 
 
-def run(outcome, half=None, role="deciding"):
+def rec(outcome, half=None, role="deciding"):
     return {"nodeid": f"t.py::test_{half}", "outcome": outcome, "reason": "r" if outcome != "passed" else None,
             "inconclusive": None, "role": role, "device": "cpu", "half": half}
 
 
 def test_vocabulary_is_spelt_once():
-    assert report.STANDINGS == ("holds", "partly", "refuted") == inventory.VERDICTS
-    assert report.VERDICT_ORDER[:3] == report.STANDINGS and "partly" in report.DECIDED
+    assert verdicts.STANDINGS == ("holds", "partly", "refuted") and inventory.STANDINGS is verdicts.STANDINGS
+    assert verdicts.VERDICT_ORDER[:3] == verdicts.STANDINGS and "partly" in verdicts.DECIDED
+    assert report.VERDICT_ORDER is verdicts.VERDICT_ORDER  # re-exported for fixtures/matrix.py
     assert report.SCHEMA == 3 and set(report.MERGEABLE_SCHEMAS) == {2, 3}
 
 
@@ -38,19 +39,19 @@ def test_a_partly_standing_needs_a_correction_and_signature_is_a_boolean(tmp_pat
 
 
 @pytest.mark.parametrize(
-    "runs, verdict, reason_part",
+    "records, verdict, reason_part",
     [
-        pytest.param([run("passed", "holding"), run("passed", "failing")], "partly", "decided on CPU", id="both-halves"),
-        pytest.param([run("passed", "holding")], "not-run", "none of the failing half passed", id="failing-half-missing"),
-        pytest.param([run("passed", "failing"), run("skipped", "holding")], "not-run", "holding half",
+        pytest.param([rec("passed", "holding"), rec("passed", "failing")], "partly", "decided on CPU", id="both-halves"),
+        pytest.param([rec("passed", "holding")], "not-run", "none of the failing half passed", id="failing-half-missing"),
+        pytest.param([rec("passed", "failing"), rec("skipped", "holding")], "not-run", "holding half",
                      id="holding-half-skipped"),
-        pytest.param([run("passed", "failing"), run("failed", "holding")], "failed", "r", id="holding-half-red"),
-        pytest.param([run("passed", "holding"), run("passed", "failing", role="supporting")], "not-run",
+        pytest.param([rec("passed", "failing"), rec("failed", "holding")], "failed", "r", id="holding-half-red"),
+        pytest.param([rec("passed", "holding"), rec("passed", "failing", role="supporting")], "not-run",
                      "failing half", id="a-supporting-half-decides-nothing"),
     ],
 )
-def test_partly_needs_a_passed_deciding_test_of_each_half(tmp_path, runs, verdict, reason_part):
-    got, standing, reason, _ = report.verdict_for(load(tmp_path, PARTLY)["t.a"], runs, "2.14.1")
+def test_partly_needs_a_passed_deciding_test_of_each_half(tmp_path, records, verdict, reason_part):
+    got, standing, reason, _ = verdicts.verdict_for(load(tmp_path, PARTLY)["t.a"], records, "2.14.1")
     assert got == verdict, reason
     assert standing == (verdict if verdict == "partly" else None)
     assert reason_part in reason
@@ -59,7 +60,7 @@ def test_partly_needs_a_passed_deciding_test_of_each_half(tmp_path, runs, verdic
 def test_build_records_the_halves_counts_partly_and_renders_the_correction(tmp_path):
     inv = load(tmp_path, PARTLY)
     tests = {f"t.py::test_{h}": {"claims": ["t.a"], "halves": {"t.a": h}, "outcome": "passed", "reason": None,
-                                 "figures": [], "inconclusive": None, "kind": {"gpus": 0}} for h in report.HALVES}
+                                 "figures": [], "inconclusive": None, "kind": {"gpus": 0}} for h in verdicts.HALVES}
     doc = report.build(inv, tests=tests, environment={"torch": "2.14.1"}, runs=[{"args": []}])
     (claim,) = doc["claims"]
     assert claim["verdict"] == "partly" and claim["correction"] == "right for x; wrong for y"

@@ -3,11 +3,14 @@ import datetime
 import json
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
-from fixtures import inventory, report, versions
+from fixtures import inventory, probe, report, verdicts, versions
 from fixtures.needs import missing
+from spec_runner import ROOT
 
 CHECKLIST = pathlib.Path(__file__).resolve().parents[2] / "shared" / "claims-checklist.md"
 
@@ -79,39 +82,39 @@ def ranged_claim(tmp_path, decided_by="cpu"):
     return inventory.load(write_inventory(tmp_path, body))["t.a"]
 
 
-def run(outcome, reason=None, inconclusive=None, nodeid="t.py::test_x", role="deciding", device="cpu"):
+def rec(outcome, reason=None, inconclusive=None, nodeid="t.py::test_x", role="deciding", device="cpu"):
     return {"nodeid": nodeid, "outcome": outcome, "reason": reason, "inconclusive": inconclusive, "role": role,
             "device": device}
 
 
 NO_GPU = "needs a CUDA GPU (found 0: no GPU)"
-CUDA_SUPPORT = run("skipped", NO_GPU, role="supporting", device="cuda")
+CUDA_SUPPORT = rec("skipped", NO_GPU, role="supporting", device="cuda")
 
 
 @pytest.mark.parametrize(
-    "runs, version, verdict, reason_part",
+    "records, version, verdict, reason_part",
     [
         pytest.param([], "2.14.1", "untested", None, id="no-test"),
-        pytest.param([run("passed")], "1.13.1", "holds", "decided on CPU", id="passed-old-torch"),
-        pytest.param([run("passed")], "2.14.1", "refuted", "decided on CPU", id="passed-new-torch"),
-        pytest.param([run("passed"), CUDA_SUPPORT], "2.14.1", "refuted",
+        pytest.param([rec("passed")], "1.13.1", "holds", "decided on CPU", id="passed-old-torch"),
+        pytest.param([rec("passed")], "2.14.1", "refuted", "decided on CPU", id="passed-new-torch"),
+        pytest.param([rec("passed"), CUDA_SUPPORT], "2.14.1", "refuted",
                      f"decided on CPU by test_x; test_x (supporting) did not run: {NO_GPU}", id="passed-and-skipped"),
-        pytest.param([run("skipped", NO_GPU), run("deselected", NO_GPU)],
+        pytest.param([rec("skipped", NO_GPU), rec("deselected", NO_GPU)],
                      "2.14.1", "not-run", NO_GPU, id="all-skipped"),
-        pytest.param([run("passed"), run("failed", "call: assert 1 == 2")], "2.14.1", "failed", "assert 1 == 2",
+        pytest.param([rec("passed"), rec("failed", "call: assert 1 == 2")], "2.14.1", "failed", "assert 1 == 2",
                      id="one-failed"),
-        pytest.param([run("passed"), run("failed", "call: boom", role="supporting", device="cuda")], "2.14.1",
+        pytest.param([rec("passed"), rec("failed", "call: boom", role="supporting", device="cuda")], "2.14.1",
                      "failed", "boom", id="a-failing-supporting-test-fails-the-claim"),
-        pytest.param([run("error", "setup: leaked global torch state")], "2.14.1", "failed", "leaked", id="error"),
-        pytest.param([run("xfailed", "xfail: known")], "2.14.1", "failed", "xfail", id="xfail-is-not-a-pass"),
-        pytest.param([run("passed", inconclusive="ratio 1.02 within noise")], "2.14.1", "inconclusive", "noise",
+        pytest.param([rec("error", "setup: leaked global torch state")], "2.14.1", "failed", "leaked", id="error"),
+        pytest.param([rec("xfailed", "xfail: known")], "2.14.1", "failed", "xfail", id="xfail-is-not-a-pass"),
+        pytest.param([rec("passed", inconclusive="ratio 1.02 within noise")], "2.14.1", "inconclusive", "noise",
                      id="inconclusive-benchmark"),
-        pytest.param([run("passed", role="supporting")], "2.14.1", "not-run", "no test that can decide it",
+        pytest.param([rec("passed", role="supporting")], "2.14.1", "not-run", "no test that can decide it",
                      id="only-supporting-tests-collected"),
     ],
 )
-def test_verdict_for_every_outcome_mix(tmp_path, runs, version, verdict, reason_part):
-    got, _, reason, _ = report.verdict_for(ranged_claim(tmp_path), runs, version)
+def test_verdict_for_every_outcome_mix(tmp_path, records, version, verdict, reason_part):
+    got, _, reason, _ = verdicts.verdict_for(ranged_claim(tmp_path), records, version)
     assert got == verdict, reason
     if reason_part:
         assert reason_part in reason
@@ -121,25 +124,25 @@ def test_verdict_for_every_outcome_mix(tmp_path, runs, version, verdict, reason_
 
 def test_a_gpu_claim_is_not_decided_by_its_passing_cpu_case(tmp_path):
     claim = ranged_claim(tmp_path, decided_by="gpu")
-    runs = [run("passed", role="supporting"), run("skipped", NO_GPU, device="cuda")]
-    verdict, standing, reason, supporting = report.verdict_for(claim, runs, "2.14.1")
+    records = [rec("passed", role="supporting"), rec("skipped", NO_GPU, device="cuda")]
+    verdict, standing, reason, supporting = verdicts.verdict_for(claim, records, "2.14.1")
     assert (verdict, standing, reason) == ("not-run", None, NO_GPU)
     assert supporting == "supporting evidence ran: test_x passed"
-    runs[1] = run("passed", device="cuda")
-    assert report.verdict_for(claim, runs, "2.14.1")[:3] == ("refuted", "refuted", "decided on a CUDA GPU by test_x")
+    records[1] = rec("passed", device="cuda")
+    assert verdicts.verdict_for(claim, records, "2.14.1")[:3] == ("refuted", "refuted", "decided on a CUDA GPU by test_x")
 
 
 def test_a_decided_claim_names_its_deciding_tests_and_the_part_that_did_not_run(tmp_path):
     """Texts said once: no "the CPU test (1, deciding) did not run" beside "decided on CPU"."""
     claim = ranged_claim(tmp_path)
-    runs = [run("passed", nodeid="t.py::test_a[cpu]"),
-            run("skipped", "needs a serial run (-p no:xdist), not an xdist worker", nodeid="t.py::test_b")]
-    verdict, _, reason, _ = report.verdict_for(claim, runs, "2.14.1")
+    records = [rec("passed", nodeid="t.py::test_a[cpu]"),
+            rec("skipped", "needs a serial run (-p no:xdist), not an xdist worker", nodeid="t.py::test_b")]
+    verdict, _, reason, _ = verdicts.verdict_for(claim, records, "2.14.1")
     assert verdict == "refuted"
     assert reason == ("decided on CPU by test_a[cpu]; test_b (deciding) did not run: "
                       "needs a serial run (-p no:xdist), not an xdist worker"), reason
-    many = [run("passed", nodeid=f"t.py::test_{i}") for i in range(6)]
-    assert report.verdict_for(claim, many, "2.14.1")[2] == "decided on CPU by test_0, test_1, test_2, test_3 and 2 more"
+    many = [rec("passed", nodeid=f"t.py::test_{i}") for i in range(6)]
+    assert verdicts.verdict_for(claim, many, "2.14.1")[2] == "decided on CPU by test_0, test_1, test_2, test_3 and 2 more"
 
 
 @pytest.mark.parametrize(
@@ -162,7 +165,7 @@ def test_a_decided_claim_names_its_deciding_tests_and_the_part_that_did_not_run(
     ],
 )
 def test_role_of_a_test_follows_the_claims_decided_by(tmp_path, decided_by, kind, role):
-    assert report.role_of(ranged_claim(tmp_path, decided_by), kind) == role
+    assert verdicts.role_of(ranged_claim(tmp_path, decided_by), kind) == role
 
 
 def record(claims, outcome, kind=None, **extra):
@@ -304,7 +307,7 @@ def test_needs_reasons_list_everything_missing(monkeypatch):
 ])
 def test_a_cuda_visible_devices_that_hides_every_gpu_is_told_apart(visible, hidden):
     # hidden GPUs are "no GPU" for the process (cuda_status), not "present but unusable"
-    assert report.hides_every_gpu(visible) is hidden, f"CUDA_VISIBLE_DEVICES={visible!r}: expected hidden={hidden}"
+    assert probe.hides_every_gpu(visible) is hidden, f"CUDA_VISIBLE_DEVICES={visible!r}: expected hidden={hidden}"
 
 
 def test_one_figure_formatter_for_claims_md_and_the_page():
@@ -315,3 +318,28 @@ def test_one_figure_formatter_for_claims_md_and_the_page():
     assert report.figure_text({"value": 12.34, "unit": "ms"}) == "12.34 ms"
     assert matrix.figure_text is report.figure_text
     assert report._figures({"figures": [ratio]}) == "float64 / float32 time = 1.912x ± 0.051"
+
+
+@pytest.mark.parametrize("module, absent", [
+    ("fixtures.verdicts", ["torch", "fixtures.inventory", "fixtures.report"]),
+    ("fixtures.inventory", ["torch", "fixtures.report"]),
+    ("fixtures.needs", ["torch", "fixtures.report"]),
+    ("fixtures.probe", ["torch", "fixtures.report"]),
+    ("fixtures.gpu", ["torch", "fixtures.procs"]),
+])
+def test_the_machinery_imports_one_way(module, absent):
+    """inventory -> verdicts -> report -> plugin: a module never imports one downstream of it, and
+    the verdict is decided without torch."""
+    code = f"import sys, {module}; print(sorted(m for m in {absent!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.strip() == "[]", f"importing {module} imported {out.strip()}; expected none of {absent}"
+
+
+def test_the_verdict_words_are_spelt_in_verdicts_only():
+    """No other machinery module spells a tuple or set of the verdict words (the matrix reads them
+    through report until it is split)."""
+    word = r"""["'](holds|partly|refuted|inconclusive|not-run|failed|untested)["']"""
+    spelt = re.compile(rf"[(\[{{]\s*{word}\s*,\s*{word}")  # a literal that opens with two verdict words
+    found = [f"{p.name}:{n}" for p in sorted((ROOT / "fixtures").glob("*.py")) if p.name != "verdicts.py"
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if spelt.search(line)]
+    assert found == [], f"verdict words spelt outside fixtures/verdicts.py at {found}; expected none"

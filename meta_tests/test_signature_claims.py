@@ -16,7 +16,7 @@ import sys
 import pytest
 import torch
 
-from fixtures import inventory, report, signatures
+from fixtures import inventory, signatures, verdicts
 from spec_runner import ROOT
 
 INV = inventory.load()
@@ -86,7 +86,7 @@ PARTLY = sorted(cid for cid, c in INV.claims.items() if c.ever_partly)
 @pytest.mark.parametrize("cid", PARTLY)
 def test_a_partly_claim_has_a_test_of_each_half(cid):
     halves = {m[2] for marks in MARKERS.values() for m in marks if m[1] == cid}
-    assert set(report.HALVES) <= halves, f"{cid}: tests of the halves {sorted(h for h in halves if h)}"
+    assert set(verdicts.HALVES) <= halves, f"{cid}: tests of the halves {sorted(h for h in halves if h)}"
 
 
 def test_halves_are_only_on_claims_that_are_partly_in_some_version():
