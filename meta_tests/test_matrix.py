@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from fixtures import inventory, matrix, note_order, provenance, report
+from fixtures import inventory, matrix, note_order, probe, provenance, report, verdicts
 from spec_runner import ROOT, tox_torch_releases
 
 TITLES = {"optim": "Optimizers & zero_grad", "serial": "Serialization", "cuda": "CUDA", "lib": "Libraries"}
@@ -93,15 +93,15 @@ class Project:
             nodeid = rec.pop("nodeid", f"tests/test_x.py::test_{slug(cid)}")
             rec = {"claims": [cid], "reason": None, "figures": [], "inconclusive": None,
                    "kind": {"gpus": 1 if device else 0}, "run": 0, **rec}
-            if rec["outcome"] in report.EXECUTED:
+            if rec["outcome"] in verdicts.EXECUTED:
                 rec.update(provenance.stamp(self.root, inv, nodeid, [cid]))
             tests[nodeid] = rec
         env = {"torch": torch, "torchvision": "0.0.0", "numpy": numpy, "python": "3.11.7", "machine": machine,
                "gpu_count": int(bool(device)), "gpu_names": [device] if device else [], "device": device or "cpu",
                "cuda_status": "1 GPU(s)" if device else "no GPU"}
-        env["fingerprint"] = report.fingerprint(env)
+        env["fingerprint"] = probe.fingerprint(env)
         run = {"args": list(args), "markexpr": "cpu", "claims": [], "finished": f"2026-01-01T00:00:{self.clock:02d}+00:00",
-               "executed": sum(t["outcome"] in report.EXECUTED for t in tests.values()), "skipped": 0}
+               "executed": sum(t["outcome"] in verdicts.EXECUTED for t in tests.values()), "skipped": 0}
         if complete is not None:
             run.update(complete=complete, exitstatus=0 if complete else 2)
         path = self.root / "reports" / name

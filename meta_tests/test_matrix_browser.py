@@ -25,7 +25,7 @@ import shutil
 
 import pytest
 
-from fixtures import inventory, matrix, note_order, provenance, report
+from fixtures import inventory, matrix, note_order, probe, provenance, report, verdicts
 from spec_runner import ROOT, tox_torch_releases
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -141,7 +141,7 @@ def built(tmp_path_factory):
         env = {"torch": release + ("+cu130" if device != "cpu" else ""), "torchvision": "0.0.0", "numpy": "2.2.6",
                "python": "3.11.7", "machine": "m", "gpu_count": int(device != "cpu"),
                "gpu_names": [device] if device != "cpu" else [], "device": device}
-        env["fingerprint"] = report.fingerprint(env)
+        env["fingerprint"] = probe.fingerprint(env)
         runs = [{"args": ["-m", "gpu" if device != "cpu" else "cpu"], "markexpr": "cpu", "claims": [],
                  "finished": "2026-01-01T00:00:00+00:00"}]
         path = tmp / f"torch-{release}-{'gpu' if device != 'cpu' else 'cpu'}.json"
@@ -462,7 +462,7 @@ def partly_page(tmp_path_factory):
                          **provenance.stamp(tmp, inv, nodeid, [cid])}
     env = {"torch": RELEASES[-1], "torchvision": "0.0.0", "numpy": "2.2.6", "python": "3.11.7", "machine": "m",
            "gpu_count": 0, "gpu_names": [], "device": "cpu"}
-    env["fingerprint"] = report.fingerprint(env)
+    env["fingerprint"] = probe.fingerprint(env)
     path = tmp / f"torch-{RELEASES[-1]}.json"
     runs = [{"args": ["-m", "cpu"], "markexpr": "cpu", "claims": [], "finished": "2026-01-01T00:00:00+00:00"}]
     report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
