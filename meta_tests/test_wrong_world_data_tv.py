@@ -6,7 +6,8 @@ Worlds (each patch is independent of the others run with it):
   mean and std for every channel (tv.normalize-per-channel), a make_grid that always returns
   three channels (tv.make-grid-3ch);
 - a DataLoader that ignores drop_last (data.drop-last), a RandomSampler that replays the same
-  permutation every epoch (data.shuffle-each-epoch);
+  permutation every epoch (data.shuffle-each-epoch), a DataLoader that skips what timed out and
+  ends the epoch quietly, as the note has it (data.timeout);
 - a roi_pool that reads boxes as (y1, x1, y2, x2) (tv.roi-pool-xy).
 
 Each run is limited to the test files of those claims, so collection stays small.
@@ -52,6 +53,22 @@ S.BatchSampler.__init__ = batch_init
 S.RandomSampler.__iter__ = same_permutation_every_epoch
 """
 
+TIMEOUT_SKIPS_WORLD = """
+from torch.utils.data import dataloader as D
+
+_get_data = D._MultiProcessingDataLoaderIter._get_data
+
+def get_data_skipping_what_timed_out(self):
+    if self._timeout > 0:
+        success, data = self._try_get_data(self._timeout)
+        if not success:
+            raise StopIteration  # the timed-out batch (and the rest of the epoch) skipped, no error
+        return data
+    return _get_data(self)
+
+D._MultiProcessingDataLoaderIter._get_data = get_data_skipping_what_timed_out
+"""
+
 ROI_POOL_WORLD = """
 import torch
 import torchvision.ops
@@ -83,6 +100,11 @@ def test_loader_ignoring_drop_last_and_sampler_not_reshuffling_turn_data_claims_
                    "--claim", "data.shuffle-each-epoch", patch=DATA_WORLD)
     assert_goes_red(run, "data.drop-last", "batch sizes with drop_last: [64, 36]")
     assert_goes_red(run, "data.shuffle-each-epoch", "only 1 different orders in 5 epochs")
+
+
+def test_loader_that_skips_a_timed_out_batch_turns_data_timeout_red(run_spec):
+    run = run_spec("tests/test_data_loader.py", "-m", "cpu", "--claim", "data.timeout", patch=TIMEOUT_SKIPS_WORLD)
+    assert_goes_red(run, "data.timeout", "DID NOT RAISE")
 
 
 def test_roi_pool_with_x_and_y_swapped_turns_tv_roi_pool_xy_red(run_spec):
