@@ -44,27 +44,27 @@ def test_readme_commands_name_the_paths_this_test_reads():
     assert any(p.endswith(".md") for p in paths), f"no --claims-report path found in README: {paths}"
 
 
-def test_every_path_readme_creates_is_ignored_by_git(tmp_path):
-    """Asked of an empty repository holding only this checkout's .gitignore: the rules alone decide,
-    whatever already exists here (a .venv that is a symlink, say)."""
+@pytest.fixture
+def ignored(tmp_path):
+    """ignored(path) -> bool, asked of an empty repository holding only this checkout's .gitignore:
+    the rules alone decide, whatever already exists here (a .venv that is a symlink, say)."""
     git = shutil.which("git")
     if git is None:
         pytest.skip("no git on PATH")
     subprocess.run([git, "init", "-q", str(tmp_path)], check=True)
     shutil.copyfile(ROOT / ".gitignore", tmp_path / ".gitignore")
+    return lambda path: subprocess.run([git, "check-ignore", "--no-index", "-q", path], cwd=tmp_path).returncode == 0
+
+
+def test_every_path_readme_creates_is_ignored_by_git(ignored):
     paths = created_paths(readme_commands()) + FIXED
-    not_ignored = [p for p in paths if subprocess.run([git, "check-ignore", "--no-index", "-q", p], cwd=tmp_path).returncode != 0]
+    not_ignored = [p for p in paths if not ignored(p)]
     assert not_ignored == [], f"README's commands create these paths, which .gitignore does not cover: {not_ignored}"
 
 
-def test_the_committed_evidence_and_the_page_are_not_ignored(tmp_path):
+def test_the_committed_evidence_and_the_page_are_not_ignored(ignored):
     """The matrix's committed evidence (docs/matrix/reports/) shares its folder name with the local
     reports/ that .gitignore drops: only the top-level one may be ignored."""
-    git = shutil.which("git")
-    if git is None:
-        pytest.skip("no git on PATH")
-    subprocess.run([git, "init", "-q", str(tmp_path)], check=True)
-    shutil.copyfile(ROOT / ".gitignore", tmp_path / ".gitignore")
     kept = ["docs/matrix/reports/2.14.1.json", "docs/matrix/claims-matrix.html", "docs/matrix/screenshot-800.png"]
-    ignored = [p for p in kept if subprocess.run([git, "check-ignore", "--no-index", "-q", p], cwd=tmp_path).returncode == 0]
-    assert ignored == [], f".gitignore drops these committed files: {ignored}"
+    dropped = [p for p in kept if ignored(p)]
+    assert dropped == [], f".gitignore drops these committed files: {dropped}"
