@@ -307,3 +307,24 @@ def test_each_spawn_world_section_names_the_tests_that_read_it():
             named.add(f"{file}::{m.group(2) or m.group(3)}")
         assert named == readers.get(key, set()), (
             f"section {key!r}: the docstring names {sorted(named)}; the tests reading it are {sorted(readers.get(key, ()))}")
+
+
+def test_the_background_thread_starts_processes_from_the_session_environment(monkeypatch):
+    """_produce_early hands its thread the environment as the session started: a variable a test
+    monkeypatches meanwhile (here in the main thread) never reaches the worlds it starts."""
+    import threading
+
+    monkeypatch.setenv("SPEC_PROBE_VAR", "session")
+    seen = {}
+
+    def in_thread(environ):
+        procs._THREAD_ENV.environ = environ
+        seen["value"] = procs.clean_env().get("SPEC_PROBE_VAR")
+
+    snapshot = dict(os.environ)
+    monkeypatch.setenv("SPEC_PROBE_VAR", "a test's value")
+    thread = threading.Thread(target=in_thread, args=(snapshot,))
+    thread.start()
+    thread.join(timeout=30)
+    assert seen == {"value": "session"}, f"the thread's child would see {seen}, expected the session's value"
+    assert procs.clean_env()["SPEC_PROBE_VAR"] == "a test's value", "the main thread keeps reading os.environ"
