@@ -335,10 +335,14 @@ def test_default_device_to_host_copy_waits_for_queued_work():
 @pytest.mark.needs(gpus=1, async_launch=True)
 def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data():
     # 256 MiB from pinned memory: milliseconds on the bus, so the copy is caught while it runs. The
-    # consumer is queued at once, nothing ahead of the copy: had it started on partly arrived
-    # data, it would sum what the fresh device buffer held before (exact sums in float64)
+    # consumer is queued at once, nothing ahead of the copy. The copy lands in a block that held NaN
+    # just before (the caching allocator hands a freed block of the same size straight back), so a
+    # consumer that started on partly arrived data would sum NaN: exact sums in float64 otherwise
     src = torch.arange(1 << 25, dtype=torch.float64).pin_memory()
     expected = src.sum().item()
+    poison = torch.full_like(src, float("nan"), device="cuda")
+    poisoned_block = poison.data_ptr()
+    del poison
     copied = torch.cuda.Event()
     torch.cuda.synchronize()
     dst = src.to("cuda", non_blocking=True)
@@ -346,6 +350,7 @@ def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data()
     returned_early = not copied.query()
     total = dst.sum()  # queued right behind the copy on the same stream
     torch.cuda.synchronize()
+    assert dst.data_ptr() == poisoned_block, "the copy did not land in the NaN block: a consumer that ran early would not show"
     assert total.item() == expected, (
         f"the consumer summed {total.item()}, the data sums to {expected}: it started on partly arrived data")
     assert returned_early, "to(non_blocking=True) returned after the copy had finished"
