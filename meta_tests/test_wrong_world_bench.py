@@ -83,8 +83,10 @@ type(torch.backends.cudnn).benchmark = ContextProp(lambda: _state["on"], lambda 
 BENCHMARK_NEVER_AUTOTUNES = site_wide(NEVER_AUTOTUNES, in_process=NEVER_AUTOTUNES)
 
 # The world the note describes: with cudnn.benchmark on, a fixed-shape network trains clearly
-# faster. Made by convolving a quarter of the batch (and repeating it) while the flag is on, in
-# every Python process the spec starts (the conv workers set the flag after start-up).
+# faster. Made by skipping the convolutions' work while the flag is on (zeros plus the bias, the
+# shape of the spec's padded 3x3 convolutions), in every Python process the spec starts (the conv
+# workers set the flag after start-up). A quarter of the batch was not enough on an H100: the
+# step's element-wise work and its noise left the comparison inconclusive.
 BENCHMARK_MAKES_FIXED_SHAPES_FASTER = site_wide("""
 import torch
 
@@ -92,9 +94,9 @@ _forward = torch.nn.Conv2d.forward
 
 
 def forward(self, x):
-    if torch.backends.cudnn.benchmark and x.dim() == 4 and x.shape[0] >= 4:
-        quarter = _forward(self, x[: x.shape[0] // 4])
-        return quarter.repeat(4, 1, 1, 1)
+    if torch.backends.cudnn.benchmark and x.dim() == 4 and self.padding == (1, 1) and self.stride == (1, 1):
+        n, _, h, w = x.shape
+        return x.new_zeros(n, self.out_channels, h, w) + self.bias.view(1, -1, 1, 1)
     return _forward(self, x)
 
 

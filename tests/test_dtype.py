@@ -337,10 +337,13 @@ def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data()
     # 256 MiB from pinned memory: milliseconds on the bus, so the copy is caught while it runs. The
     # consumer is queued at once, nothing ahead of the copy. The copy lands in a block that held NaN
     # just before (the caching allocator hands a freed block of the same size straight back), so a
-    # consumer that started on partly arrived data would sum NaN: exact sums in float64 otherwise
+    # consumer that started on partly arrived data would sum NaN: exact sums in float64 otherwise.
+    # The consumer's kernel runs once first: its first launch loads it (CUDA lazy loading), which
+    # can wait for the whole device and so hide a consumer that does not wait for the copy
     src = torch.arange(1 << 25, dtype=torch.float64).pin_memory()
     expected = src.sum().item()
     poison = torch.full_like(src, float("nan"), device="cuda")
+    poison.sum()
     poisoned_block = poison.data_ptr()
     del poison
     copied = torch.cuda.Event()
