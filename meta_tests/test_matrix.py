@@ -411,6 +411,24 @@ def test_each_columns_evidence_is_committed_small_and_rebuilds_the_same_page(pro
     assert not list(folder.glob(".*")), "no temporary files left"
 
 
+def test_a_gpu_column_of_an_older_release_sits_in_its_own_lane_after_the_cpu_columns(proj):
+    """The range view's lane headers (CPU, each GPU model) span the version headers of their own
+    columns: a GPU run of 2.6.0 beside CPU runs up to 2.7.1 comes after every CPU column, in the
+    version row, the lanes, the cells and the grid alike (sorted by release first, the GPU's 2.6.0
+    sat between the CPU's 2.6.0 and 2.7.1 while its lane header stood over 2.7.1)."""
+    proj.claim("optim.a")
+    paths = [proj.report(f"torch-{v}.json", v, {"optim.a": "passed"}) for v in ("2.0.1", "2.6.0", "2.7.1")]
+    paths.append(proj.report("torch-2.6.0-gpu.json", "2.6.0", {"optim.a": "passed"}, device=H100))
+    m, _, page = proj.build(*paths)
+    assert [c.label for c in m.columns] == ["2.0.1", "2.6.0", "2.7.1", f"2.6.0 \u00b7 {H100}"]
+    assert m.lanes() == [("cpu", [0, 1, 2]), (H100, [3])]
+    ranges = page.split('id="ranges"', 1)[1].split("</thead>", 1)[0]
+    assert re.findall(r'<th class="lane" colspan="(\d+)"', ranges) == ["3", "1"], ranges
+    assert re.findall(r'<th class="ver"[^>]*>([^<]+)</th>', ranges) == ["2.0.1", "2.6.0", "2.7.1", "2.6.0"], ranges
+    cells = re.findall(r'<td class="seg[^"]*" colspan="(\d+)"[^>]*data-device="([^"]+)"', page)
+    assert cells == [("3", "cpu"), ("1", H100)], cells
+
+
 def test_a_build_never_drops_a_committed_column_unless_asked(proj, capsys):
     proj.claim("optim.a")
     for v in ("2.0.1", "2.6.0"):
