@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from fixtures import inventory, provenance, verdicts
+from harness import inventory, provenance, verdicts
 from spec_runner import ROOT
 
 # Collects the whole spec (no test runs) and prints, per claim-linked test, its claims and needs.
@@ -15,7 +15,7 @@ PROBE = textwrap.dedent(
     """
     import json, sys
     import pytest
-    from fixtures.claims_plugin import claim_halves, claim_ids, evidence_kind
+    from harness.claims_plugin import claim_halves, claim_ids, evidence_kind
 
     class Probe:
         rows = []
@@ -58,7 +58,7 @@ def test_every_claim_has_a_test_that_can_decide_it():
 
 
 def test_every_claim_linked_test_has_a_source_hash():
-    """Evidence without provenance is stale the moment it is written (fixtures/provenance.py): the
+    """Evidence without provenance is stale the moment it is written (harness/provenance.py): the
     hasher must find the source of every test the suite collects."""
     unhashed = [nodeid for nodeid, *_ in collected_tests() if provenance.test_hash(ROOT, nodeid) is None]
     assert not unhashed, f"tests whose source the provenance hasher cannot find: {unhashed}"

@@ -5,7 +5,7 @@ import json
 import pytest
 import torch._dynamo  # noqa: F401  (see test_harness_pytester.py: keep it out of in-process runs)
 
-from fixtures import inventory, report, verdicts
+from harness import inventory, report, verdicts
 from spec_runner import ROOT
 
 CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nchecklist_needs = ["cpu"]\ndecided_by = "cpu"\n'
@@ -25,7 +25,7 @@ def rec(outcome, half=None, role="deciding"):
 def test_vocabulary_is_spelt_once():
     assert verdicts.STANDINGS == ("holds", "partly", "refuted") and inventory.STANDINGS is verdicts.STANDINGS
     assert verdicts.VERDICT_ORDER[:3] == verdicts.STANDINGS and "partly" in verdicts.DECIDED
-    assert report.VERDICT_ORDER is verdicts.VERDICT_ORDER  # re-exported for fixtures/matrix.py
+    assert report.VERDICT_ORDER is verdicts.VERDICT_ORDER  # re-exported for harness/matrix.py
     assert report.SCHEMA == 3 and set(report.MERGEABLE_SCHEMAS) == {2, 3}
 
 
@@ -91,7 +91,7 @@ def test_failing():
 def project(pytester):
     pytester.makeini(INI)
     pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-                          'pytest_plugins = ["fixtures.needs", "fixtures.claims_plugin"]\n')
+                          'pytest_plugins = ["fixtures.needs", "harness.claims_plugin"]\n')
     (pytester.path / "claims").mkdir()
     (pytester.path / "claims" / "x.toml").write_text(INVENTORY)
     return pytester

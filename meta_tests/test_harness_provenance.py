@@ -1,10 +1,10 @@
-"""Evidence is tied to what produced it (fixtures/provenance.py): a test's source hash, its claims'
+"""Evidence is tied to what produced it (harness/provenance.py): a test's source hash, its claims'
 hashes, and the verdicts of evidence that no longer matches them (stale: decides nothing)."""
 import textwrap
 
 import pytest
 
-from fixtures import inventory, provenance, report
+from harness import inventory, provenance, report
 
 MODULE = '''
     import pytest

@@ -138,7 +138,7 @@ def project(pytester, monkeypatch):
     # start from the sys.path frozen when the outer pytest started (PYTHONPATH does not reach them)
     pytester.makeconftest(
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["fixtures.needs", "fixtures.claims_plugin", "fixtures.state_guard"]\n'
+        'pytest_plugins = ["fixtures.needs", "harness.claims_plugin", "fixtures.state_guard"]\n'
     )
     (pytester.path / "claims").mkdir()
     (pytester.path / "claims" / "x.toml").write_text(INVENTORY)

@@ -1,4 +1,4 @@
-"""The claims report never loses evidence (fixtures/report.py, fixtures/claims_plugin.py), shown with
+"""The claims report never loses evidence (harness/report.py, harness/claims_plugin.py), shown with
 real processes on a mini project: a write killed half-way, two concurrent xdist runs, a corrupt
 report, a report of another environment, a KeyboardInterrupt mid-run, paths that cannot take a
 report, and a run stopped early."""
@@ -44,8 +44,8 @@ standing = "holds"
 CONFTEST = f"""
 import os, sys, time
 sys.path.insert(0, {str(ROOT)!r})
-pytest_plugins = ["fixtures.needs", "fixtures.claims_plugin"]
-import fixtures.report as _report
+pytest_plugins = ["fixtures.needs", "harness.claims_plugin"]
+import harness.report as _report
 _build = _report.build
 def _slow_build(*args, **kwargs):
     time.sleep(float(os.environ.get("SLOW_BUILD", "0")))
@@ -105,7 +105,7 @@ def test_a_write_killed_half_way_leaves_the_previous_report_whole(mini):
     child = textwrap.dedent(f"""
         import json, os, sys, time, pathlib
         sys.path.insert(0, {str(ROOT)!r})
-        from fixtures import report
+        from harness import report
         real_fdopen = os.fdopen
 
         class HalfThenHang:

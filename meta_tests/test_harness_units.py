@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from fixtures import inventory, probe, report, verdicts, versions
+from fixtures import versions
+from harness import inventory, probe, report, verdicts
 from fixtures.needs import missing
 from spec_runner import ROOT
 
@@ -311,7 +312,7 @@ def test_a_cuda_visible_devices_that_hides_every_gpu_is_told_apart(visible, hidd
 
 
 def test_one_figure_formatter_for_claims_md_and_the_page():
-    from fixtures import matrix
+    from harness import matrix
 
     ratio = {"name": "float64 / float32 time", "value": 1.912, "spread": 0.0512, "unit": "x"}
     assert report.figure_text(ratio) == "1.912x ± 0.051"
@@ -321,12 +322,12 @@ def test_one_figure_formatter_for_claims_md_and_the_page():
 
 
 @pytest.mark.parametrize("module, absent", [
-    ("fixtures.verdicts", ["torch", "fixtures.inventory", "fixtures.report"]),
-    ("fixtures.inventory", ["torch", "fixtures.report"]),
-    ("fixtures.needs", ["torch", "fixtures.report"]),
-    ("fixtures.probe", ["torch", "fixtures.report"]),
+    ("harness.verdicts", ["torch", "harness.inventory", "harness.report"]),
+    ("harness.inventory", ["torch", "harness.report"]),
+    ("fixtures.needs", ["torch", "harness.report"]),
+    ("harness.probe", ["torch", "harness.report"]),
     ("fixtures.gpu", ["torch", "fixtures.procs"]),
-    ("fixtures.report", ["torch", "fixtures.claims_plugin", "fixtures.matrix"]),
+    ("harness.report", ["torch", "harness.claims_plugin", "harness.matrix"]),
 ])
 def test_the_machinery_imports_one_way(module, absent):
     """inventory -> verdicts -> report -> plugin: a module never imports one downstream of it, and
@@ -336,11 +337,28 @@ def test_the_machinery_imports_one_way(module, absent):
     assert out.strip() == "[]", f"importing {module} imported {out.strip()}; expected none of {absent}"
 
 
+def test_the_harness_imports_nothing_of_fixtures():
+    """harness/ (the machinery) never imports fixtures/ (what test bodies use): the arrow points
+    from the tests' helpers to the machinery only. Read from the sources, and checked by importing
+    every harness module in a fresh interpreter."""
+    sources = sorted((ROOT / "harness").rglob("*.py"))
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sources
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if re.match(r"\s*(from|import)\s+fixtures\b", line)]
+    assert found == [], f"harness imports fixtures at {found}"
+    modules = [".".join(p.relative_to(ROOT).with_suffix("").parts) for p in sources if p.name != "__main__.py"]
+    code = f"import importlib, sys; [importlib.import_module(m) for m in {modules!r}]; " \
+           "print(sorted(m for m in sys.modules if m == 'fixtures' or m.startswith('fixtures.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.strip() == "[]", f"importing the harness loaded {out.strip()}"
+
+
 def test_the_verdict_words_are_spelt_in_verdicts_only():
     """No other machinery module (the matrix package included) spells a tuple or set of the
     verdict words."""
     word = r"""["'](holds|partly|refuted|inconclusive|not-run|failed|untested)["']"""
     spelt = re.compile(rf"[(\[{{]\s*{word}\s*,\s*{word}")  # a literal that opens with two verdict words
-    found = [f"{p.name}:{n}" for p in sorted((ROOT / "fixtures").rglob("*.py")) if p.name != "verdicts.py"
+    found = [f"{p.name}:{n}" for folder in ("harness", "fixtures") for p in sorted((ROOT / folder).rglob("*.py"))
+             if p.name != "verdicts.py"
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if spelt.search(line)]
-    assert found == [], f"verdict words spelt outside fixtures/verdicts.py at {found}; expected none"
+    assert found == [], f"verdict words spelt outside harness/verdicts.py at {found}; expected none"

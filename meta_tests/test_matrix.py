@@ -1,4 +1,4 @@
-"""The claims x torch-version matrix (fixtures/matrix/), built from evidence in a miniature checkout.
+"""The claims x torch-version matrix (harness/matrix/), built from evidence in a miniature checkout.
 
 Each test writes a small inventory (tests/claims/*.toml) and a test file into tmp_path, and claims
 reports made by the real builder (report.build, with the provenance stamps the plugin records)
@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from fixtures import inventory, matrix, note_order, probe, provenance, report, verdicts
+from harness import inventory, matrix, note_order, probe, provenance, report, verdicts
 from spec_runner import ROOT, tox_torch_releases
 
 TITLES = {"optim": "Optimizers & zero_grad", "serial": "Serialization", "cuda": "CUDA", "lib": "Libraries"}
@@ -235,11 +235,11 @@ def test_the_committed_known_failures_name_real_claims_and_releases():
 
 
 def test_the_note_order_covers_every_source_of_the_inventory():
-    """The page's "By note" order reads fixtures/note_order.json (python -m fixtures.note_order):
+    """The page's "By note" order reads harness/note_order.json (python -m harness.note_order):
     every claim's source has its place there, in its own note."""
     order = note_order.load()
     missing = sorted({s for c in inventory.load().claims.values() for s in c.source if s not in order})
-    assert missing == [], f"rerun python -m fixtures.note_order: no place for {missing}"
+    assert missing == [], f"rerun python -m harness.note_order: no place for {missing}"
     for source, (note, at) in order.items():
         assert source.startswith(note) and at >= 0, (source, note, at)
 
@@ -534,7 +534,7 @@ def test_unmergeable_reports_are_refused_with_the_file_name(proj, capsys, conten
         matrix.load(path)
     assert str(info.value).startswith(f"{path}: ")
     assert proj.main(path) == 2
-    assert f"fixtures.matrix: {path}: " in capsys.readouterr().err
+    assert f"harness.matrix: {path}: " in capsys.readouterr().err
 
 
 def test_command_line_defaults_and_missing_inputs(proj, capsys, monkeypatch):
@@ -591,12 +591,12 @@ def test_the_html_page_is_self_contained_with_a_topic_filter_and_inventory_title
 
 
 def test_the_pages_css_and_javascript_files_are_inlined_as_they_are(proj):
-    """The page's CSS and JavaScript live in fixtures/matrix/templates/ beside the Jinja2 template,
+    """The page's CSS and JavaScript live in harness/matrix/templates/ beside the Jinja2 template,
     found relative to the package (a fresh clone needs no install step), and the page holds each
     file's text verbatim: one self-contained file."""
     proj.claim("optim.a")
     _, _, page = proj.build(proj.report("r.json", "2.6.0", {"optim.a": "passed"}))
-    templates = ROOT / "fixtures" / "matrix" / "templates"
+    templates = ROOT / "harness" / "matrix" / "templates"
     assert matrix.html.TEMPLATES == templates
     for name in ("page.html.j2", "page.css", "find.js", "page.js"):
         assert (templates / name).is_file(), f"{name} missing from {templates}"
@@ -605,7 +605,7 @@ def test_the_pages_css_and_javascript_files_are_inlined_as_they_are(proj):
         assert where + text in page, f"{name} is not inlined verbatim in the page"
     assert "{{" not in page and "{%" not in page, "no Jinja2 syntax left unrendered"
     ignored = [line.strip() for line in (ROOT / ".gitignore").read_text().splitlines()]
-    assert not {"*.css", "*.js", "*.j2", "templates/", "fixtures/matrix/templates/"} & set(ignored), \
+    assert not {"*.css", "*.js", "*.j2", "templates/", "harness/matrix/templates/"} & set(ignored), \
         f".gitignore would drop the package's templates: {ignored}"
 
 def test_a_partial_run_is_flagged_in_the_header_and_on_stderr(proj, capsys):

@@ -1,4 +1,4 @@
-"""The HTML matrix (fixtures/matrix/html.py and its templates/) in a real browser: Debian's Chromium,
+"""The HTML matrix (harness/matrix/html.py and its templates/) in a real browser: Debian's Chromium,
 headless, driven by Playwright (`pip install -r requirements-matrix.txt`, `apt-get install
 chromium`; Playwright never downloads a browser here: it starts /usr/bin/chromium, or the one
 CHROMIUM names).
@@ -25,7 +25,7 @@ import shutil
 
 import pytest
 
-from fixtures import inventory, matrix, note_order, probe, provenance, report, verdicts
+from harness import inventory, matrix, note_order, probe, provenance, report, verdicts
 from spec_runner import ROOT, tox_torch_releases
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -73,7 +73,7 @@ def _verdict(claim, release: str, device: str) -> dict:
     return out
 
 
-# a test kind that decides a claim of each decided_by (fixtures/report.py DECIDERS)
+# a test kind that decides a claim of each decided_by (harness/report.py DECIDERS)
 KINDS = {"cpu": {"gpus": 0}, "gpu": {"gpus": 1}, "multi-gpu": {"gpus": 2}, "multi-process": {"processes": True},
          "benchmark-cpu": {"benchmark": True}, "benchmark-gpu": {"benchmark": True, "gpus": 1},
          "external-lib": {"libs": ["x"]}, "network": {"network": True}}

@@ -16,7 +16,8 @@ import sys
 import pytest
 import torch
 
-from fixtures import inventory, signatures, verdicts
+from fixtures import signatures
+from harness import inventory, verdicts
 from spec_runner import ROOT
 
 INV = inventory.load()

@@ -98,7 +98,7 @@ def test_the_gpu_job_runs_the_gpu_spec_on_a_self_hosted_gpu_runner_and_the_merge
     assert "-m gpu -n 4" in gpu and '-m "gpu and benchmark" -p no:xdist' in gpu
     assert "upload-artifact" in gpu
     merge = text[text.index("\n  merge:\n"):]
-    assert "needs: [cpu, gpu]" in merge and "python -m fixtures.matrix" in merge
+    assert "needs: [cpu, gpu]" in merge and "python -m harness.matrix" in merge
     assert "path: docs/matrix/" in merge
     assert "upload-artifact" in re.search(r"^  cpu:\n(.*?)(?=^  \S)", text, re.S | re.M).group(1)
     labels = (ROOT / ".github" / "actionlint.yaml").read_text(encoding="utf-8")

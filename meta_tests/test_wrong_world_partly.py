@@ -134,7 +134,7 @@ CLAIMS = [
 
 
 def test_every_cpu_partly_claim_has_a_world_here():
-    from fixtures import inventory
+    from harness import inventory
 
     inv = inventory.load()
     partly = {cid for cid, c in inv.claims.items() if c.ever_partly and c.decided_by == "cpu"}
