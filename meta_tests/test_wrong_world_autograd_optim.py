@@ -130,3 +130,33 @@ def test_a_cpu_scale_that_never_backs_off_turns_update_adjusts_scale_red(run_spe
     run = run_spec("tests/test_amp_gradscaler.py", "--claim", "amp.update-adjusts-scale", "-m", "cpu",
                    "-p", "no:xdist", patch=AMP_NO_BACKOFF_WORLD)
     assert_goes_red(run, "amp.update-adjusts-scale", "expected 16 * 0.5")
+
+
+# The note's world for a layer used as weights: backpropagating through a layer that is not frozen
+# fails and asks for retain_graph=True, however its output is used (the note's reason: backward
+# "tries to update the layer's weights"). Made with a hook on every output of an nn.Linear that has a
+# trainable parameter.
+UNFROZEN_LAYER_NEEDS_RETAIN_GRAPH = """
+import torch
+
+_forward = torch.nn.Linear.forward
+
+
+def forward(self, x):
+    out = _forward(self, x)
+    if any(p.requires_grad for p in self.parameters()) and out.requires_grad:
+        def refuse(grad):
+            raise RuntimeError("Trying to backward through the graph a second time (or directly access saved "
+                               "tensors after they have already been freed); specify retain_graph=True")
+        out.register_hook(refuse)
+    return out
+
+
+torch.nn.Linear.forward = forward
+"""
+
+
+def test_a_layer_that_must_be_frozen_to_backpropagate_turns_layer_requires_grad_false_red(run_spec):
+    run = run_spec("tests/test_autograd.py", "--claim", "autograd.layer-requires-grad-false", "-p", "no:xdist",
+                   patch=UNFROZEN_LAYER_NEEDS_RETAIN_GRAPH)
+    assert_goes_red(run, "autograd.layer-requires-grad-false", "Trying to backward through the graph a second time")
