@@ -84,7 +84,8 @@ def test_a_child_killed_at_the_deadline_shows_the_function_it_was_stuck_in(tmp_p
 
 
 def test_a_line_worker_that_gives_no_answer_shows_where_it_was_stuck():
-    code = "import sys, time\ndef compute_the_answer_forever():\n    time.sleep(3600)\nsys.stdin.readline()\ncompute_the_answer_forever()\n"
+    code = ("import sys, time\ndef compute_the_answer_forever():\n    time.sleep(3600)\n"
+            "sys.stdin.readline()\ncompute_the_answer_forever()\n")
     worker = procs.LineWorker("stuck-worker", code, timeout=30)
     with pytest.raises(AssertionError, match="gave no answer within 2 s") as silent:
         worker.ask("go", timeout=2)
