@@ -1,10 +1,11 @@
-"""Self-test of fixtures/procs.py: hard timeouts, nothing left behind, readable failures.
+"""Self-test of fixtures/procs/: hard timeouts, nothing left behind, readable failures.
 
 A hung program that has started a child in a session of its own (what torchelastic does
 with its workers) is killed at the deadline, child included; so are the workers of a real
 torchrun whose script never ends. A failing command's message carries its stderr tail.
 The spawn world is supervised section by section: a stuck section fails alone, the
-sections after it run in a new world.
+sections after it run in a new world. A process killed at a deadline shows where it was stuck
+(its Python stack, written by faulthandler on the SIGABRT that comes before the kill).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import time
 import pytest
 
 from fixtures import procs
+from fixtures.procs import runner, worlds
 
 
 def alive(pid: int) -> bool:
@@ -48,6 +50,47 @@ def test_a_hung_program_and_its_escaped_child_are_killed_at_the_timeout(tmp_path
     # the leader may already be gone when the sweep looks, so count at least the child
     assert result.swept >= 1 and procs.processes_with_token(result.token) == []
     assert "killed after" in result.describe() and "sleeping forever" in result.describe()
+
+
+STUCK = """
+import os, resource, sys, time
+os.chdir(sys.argv[1])  # where a core file would land (core_pattern "core")
+resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
+def wait_for_the_peer_that_never_answers():
+    print("waiting", file=sys.stderr, flush=True)
+    time.sleep(3600)
+
+
+wait_for_the_peer_that_never_answers()
+"""
+
+
+def test_a_child_killed_at_the_deadline_shows_the_function_it_was_stuck_in(tmp_path):
+    """SIGABRT before the kill: faulthandler (PYTHONFAULTHANDLER=1 from clean_env) writes the stack
+    to stderr and the failure text shows it. The code is in a file, so the command does not name it."""
+    script = tmp_path / "stuck.py"
+    script.write_text(STUCK)
+    (tmp_path / "cwd").mkdir()
+    result = procs.run("stuck", [sys.executable, script, tmp_path / "cwd"], env=procs.clean_env(),
+                       folder=tmp_path / "logs", timeout=3)
+    text = result.describe()
+    assert result.timed_out, text
+    assert "line 9 in wait_for_the_peer_that_never_answers" in text, f"no stack of the stuck function in:\n{text}"
+    assert "waiting" in result.tail(), "the stderr before the kill is still shown"
+    assert procs.processes_with_token(result.token) == []
+    assert list((tmp_path / "cwd").iterdir()) == [], "no core file from the SIGABRT"
+
+
+def test_a_line_worker_that_gives_no_answer_shows_where_it_was_stuck():
+    code = ("import sys, time\ndef compute_the_answer_forever():\n    time.sleep(3600)\n"
+            "sys.stdin.readline()\ncompute_the_answer_forever()\n")
+    worker = procs.LineWorker("stuck-worker", code, timeout=30)
+    with pytest.raises(AssertionError, match="gave no answer within 2 s") as silent:
+        worker.ask("go", timeout=2)
+    assert "in compute_the_answer_forever" in str(silent.value), str(silent.value)
+    assert procs.processes_with_token(worker.token) == []
 
 
 @pytest.mark.slow
@@ -176,10 +219,10 @@ def test_line_workers_start_one_after_the_other():
 
 def test_a_world_counts_as_started_only_when_every_rank_got_through_init():
     ok = {"init": {"initialized": True}}
-    assert procs._world_started([ok, ok])
-    assert not procs._world_started([ok, None]), "a rank that wrote nothing: start again"
-    assert not procs._world_started([ok, {"spawn": {}}]), "a rank stuck before init: start again"
-    assert not procs._world_started([ok, {"init": {"error": "EADDRINUSE"}}])
+    assert worlds._world_started([ok, ok])
+    assert not worlds._world_started([ok, None]), "a rank that wrote nothing: start again"
+    assert not worlds._world_started([ok, {"spawn": {}}]), "a rank stuck before init: start again"
+    assert not worlds._world_started([ok, {"init": {"error": "EADDRINUSE"}}])
 
 
 def _rank(sections: dict, *, started=True, running=None) -> dict:
@@ -201,12 +244,12 @@ def test_sections_merge_over_worlds_and_a_lost_section_is_only_its_own_failure()
     lost = {"lost": "section 'b' did not finish within 5 s on rank 1"}
     stuck = _world(["a", "b", "c"], [_rank({"a": 1, "b": 2}), _rank({"a": 1}, running="b")], verdict=lost,
                    returned=False)
-    remaining, merged = procs._merge_worlds([failed_start, stuck], ["a", "b", "c"])
+    remaining, merged = worlds._merge_worlds([failed_start, stuck], ["a", "b", "c"])
     assert remaining == ["c"], "the sections after the lost one run again"
     assert [m["a"] for m in merged] == [1, 1] and merged[0]["b"] == 2, "what a rank finished is kept"
     assert merged[1]["b"] == {"error": lost["lost"]}
     rest = _world(["c"], [_rank({"c": 3}), _rank({"c": 3})])
-    remaining, merged = procs._merge_worlds([failed_start, stuck, rest], ["a", "b", "c"])
+    remaining, merged = worlds._merge_worlds([failed_start, stuck, rest], ["a", "b", "c"])
     assert remaining == [] and [m["c"] for m in merged] == [3, 3]
     assert [m["_world"] for m in merged][1] == {"a": 1, "b": 1, "c": 2}
     world = {"ranks": merged, "procs": [w["proc"] for w in (failed_start, stuck, rest)]}
@@ -221,11 +264,13 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
 
     monkeypatch.setenv(HANG_VAR, "barrier")  # every rank sleeps for an hour in the barrier section
     limits = procs.WorldLimits(start=180.0, section=3.0, exit=30.0, worlds=3)
-    world = procs._produce_world("gloo", ["broadcast", "barrier", "sampler"], limits)(tmp_path)
+    world = worlds._produce_world("gloo", ["broadcast", "barrier", "sampler"], limits)(tmp_path)
     assert [w["sections"] for w in world["worlds"]] == [["broadcast", "barrier", "sampler"], ["sampler"]], world["worlds"]
     assert [b["after"] for b in procs.world_section(world, "broadcast")] == [[1.0, 2.0]] * 2
-    with pytest.raises(pytest.fail.Exception, match="section 'barrier' did not finish within 3 s"):
+    with pytest.raises(pytest.fail.Exception, match="section 'barrier' did not finish within 3 s") as lost:
         procs.world_section(world, "barrier")
+    # every rank's stack, whole (one process aborted at a time: no interleaving in the shared stderr)
+    assert str(lost.value).count("in _run_section\n") == procs.WORLD_SIZE, f"the stuck ranks' stacks in:\n{lost.value}"
     assert [s["rank"] for s in procs.world_section(world, "sampler")] == [0, 1]
     # spawn, init and the driver come from the world whose spawn returned: the second one
     assert world["driver"]["spawn_returned"] == "None"
@@ -318,7 +363,7 @@ def test_the_background_thread_starts_processes_from_the_session_environment(mon
     seen = {}
 
     def in_thread(environ):
-        procs._THREAD_ENV.environ = environ
+        runner._THREAD_ENV.environ = environ
         seen["value"] = procs.clean_env().get("SPEC_PROBE_VAR")
 
     snapshot = dict(os.environ)
