@@ -215,7 +215,10 @@ module.init_process_group = init_process_group
 ''',
 )
 
-IS_AVAILABLE_ALWAYS = wrong_world("torch.cuda", "module.is_available = lambda: True")
+# in the children, and here: where this torch sees no GPU, no_gpu_python runs its code in the
+# pytest process itself
+IS_AVAILABLE_ALWAYS = wrong_world("torch.cuda", "module.is_available = lambda: True",
+                                  in_process="import torch.cuda\ntorch.cuda.is_available = lambda: True\n")
 
 
 @GPU
