@@ -2,6 +2,7 @@
 import json
 
 import pytest
+
 # pytester's in-process runs drop from sys.modules whatever was first imported inside them. Once
 # imported, torch._dynamo wraps torch.manual_seed, and its import registers C++ operator libraries
 # that cannot be registered twice: a later re-import after such a drop fails ("Only a single

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from fixtures import versions
-from harness import inventory, probe, report, verdicts
 from fixtures.needs import missing
+from harness import inventory, probe, report, verdicts
 from spec_runner import ROOT
 
 CHECKLIST = pathlib.Path(__file__).resolve().parents[2] / "shared" / "claims-checklist.md"

@@ -25,7 +25,7 @@ import shutil
 
 import pytest
 
-from harness import inventory, matrix, note_order, probe, provenance, report, verdicts
+from harness import inventory, matrix, note_order, probe, provenance, report
 from spec_runner import ROOT, tox_torch_releases
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"

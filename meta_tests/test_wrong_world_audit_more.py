@@ -15,6 +15,7 @@ collects only the test file of its claims.
   the spec test it checks).
 """
 import pytest
+
 from spec_runner import assert_goes_red, claim_args
 
 # Walks the autograd graph of the tensor backward() is called on, to the leaves it will

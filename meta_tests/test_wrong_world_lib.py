@@ -5,6 +5,7 @@ Each check needs its library, like the tests it checks: in the default environme
 skipped; the lib-* tox envs run them (see /README, 'Other libraries').
 """
 import pytest
+
 from spec_runner import assert_goes_red, claim_args
 
 # einops.rearrange that only reshapes: right shapes, axes never moved

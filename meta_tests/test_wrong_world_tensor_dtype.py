@@ -3,9 +3,8 @@ stated behaviour differs, the claim's tests must go red, for the reason their as
 
 Patches whose tests do not touch each other's functions share one spec run.
 """
-from spec_runner import assert_goes_red, claim_args
-
 from fixtures.versions import torch_at_least
+from spec_runner import assert_goes_red, claim_args
 
 # flatten with an exclusive end_dim; squeeze that ignores its dim; F.one_hot whose default
 # num_classes is max(t) (the top class dropped); from_numpy that copies; cat that stacks.
