@@ -36,4 +36,3 @@ def _seed_everything():
     random.seed(0)
     numpy.random.seed(0)
     torch.manual_seed(0)  # seeds the CUDA generators too
-    yield

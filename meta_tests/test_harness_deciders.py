@@ -67,7 +67,7 @@ def test_every_claim_linked_test_has_a_source_hash():
 def test_every_partly_claim_has_a_deciding_test_of_each_half():
     inv = inventory.load()
     halves = {cid: set() for cid, c in inv.claims.items() if c.ever_partly}
-    for _nodeid, claims, kind, marked in collected_tests():
+    for _nodeid, _claims, kind, marked in collected_tests():
         for cid, half in marked.items():
             if cid in halves and verdicts.role_of(inv[cid], kind) == "deciding":
                 halves[cid].add(half)

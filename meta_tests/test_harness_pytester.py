@@ -257,7 +257,10 @@ def test_cpu_and_gpu_markers_partition_the_suite(project):
     cpu = project.runpytest("-m", "cpu", "--collect-only", "-q").outlines
     gpu = project.runpytest("-m", "gpu", "--collect-only", "-q").outlines
     everything = project.runpytest("--collect-only", "-q").outlines
-    ids = lambda lines: {ln for ln in lines if "::" in ln}
+
+    def ids(lines):
+        return {ln for ln in lines if "::" in ln}
+
     assert ids(cpu) & ids(gpu) == set()
     assert ids(cpu) | ids(gpu) == ids(everything)
     assert ids(gpu) == {"test_mini.py::test_both[cuda]", "test_mini.py::test_gpuonly",

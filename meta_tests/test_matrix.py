@@ -130,7 +130,7 @@ def row(m, cid):
 
 
 def cells(m, cid):
-    return {c.label: cell.verdict for c, cell in zip(m.columns, row(m, cid).cells)}
+    return {c.label: cell.verdict for c, cell in zip(m.columns, row(m, cid).cells, strict=True)}
 
 
 def changes(m, cid):

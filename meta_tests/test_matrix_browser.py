@@ -82,7 +82,7 @@ KINDS = {"cpu": {"gpus": 0}, "gpu": {"gpus": 1}, "multi-gpu": {"gpus": 2}, "mult
 def _standings(claim) -> tuple:
     """Standings (version ranges) that give the verdicts _verdict() makes up: the page's inventory."""
     ranges = []
-    for i, release in enumerate(RELEASES):
+    for release in RELEASES:
         v = _verdict(claim, release, "cpu" if claim.decided_by not in GPU_DECIDED else GPU)
         if v["verdict"] in ("holds", "refuted") and (not ranges or (ranges[-1][0], ranges[-1][1]) != (v["verdict"], v.get("correction"))):
             ranges.append([v["verdict"], v.get("correction"), release])
@@ -405,7 +405,7 @@ def test_the_range_view_reads_at_every_width(built, browser, width, which, tmp_p
         assert g["cut"] == [], f"{width}px: IDs cut off: {g['cut'][:10]}"
         assert g["textWidth"] >= 150, f"{width}px: the Text column is {g['textWidth']:.0f}px wide"
         heads = sorted((h for h in g["heads"]), key=lambda h: (h["top"], h["left"]))
-        for a, b in zip(heads, heads[1:]):
+        for a, b in zip(heads, heads[1:], strict=False):
             if abs(a["top"] - b["top"]) < 1:
                 assert a["right"] <= b["left"] + 1, f"{width}px: header {a['text']!r} overlaps {b['text']!r}"
         assert not [h["text"] for h in heads if h["over"]], f"{width}px: header text overflows its cell"
