@@ -7,7 +7,8 @@ import random
 import pytest
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["fixtures.needs", "harness.claims_plugin", "fixtures.state_guard", "fixtures.images", "fixtures.gpu", "fixtures.procs", "fixtures.bench"]
+pytest_plugins = ["fixtures.needs", "harness.claims_plugin", "fixtures.state_guard", "fixtures.images", "fixtures.gpu",
+                  "fixtures.procs", "fixtures.bench"]
 
 # "ci" is derandomized: the claims report must not depend on the luck of the draw.
 settings.register_profile(

@@ -209,9 +209,11 @@ for line in sys.stdin:
 
 def test_line_workers_start_one_after_the_other():
     """The second worker starts only once the first said "ready": no side's warm-up overlaps another's."""
-    specs = [((name, STARTED_AND_READY, (warm_up,)), {"timeout": 30}) for name, warm_up in (("first", 0.5), ("second", 0))]
+    specs = [((name, STARTED_AND_READY, (warm_up,)), {"timeout": 30})
+             for name, warm_up in (("first", 0.5), ("second", 0))]
     with procs.line_workers(*specs, ready_timeout=60) as workers:
-        (first_started, first_ready), (second_started, _) = ([float(t) for t in w.ask("times").split()] for w in workers)
+        times = [[float(t) for t in w.ask("times").split()] for w in workers]
+    (first_started, first_ready), (second_started, _) = times
     assert first_ready - first_started >= 0.5
     assert second_started >= first_ready, (
         f"the second worker started {first_ready - second_started:.3f} s before the first was ready")
@@ -254,7 +256,8 @@ def test_sections_merge_over_worlds_and_a_lost_section_is_only_its_own_failure()
     assert [m["_world"] for m in merged][1] == {"a": 1, "b": 1, "c": 2}
     world = {"ranks": merged, "procs": [w["proc"] for w in (failed_start, stuck, rest)]}
     assert procs.world_section(world, "a") == [1, 1]
-    with pytest.raises(pytest.fail.Exception, match=r"(?s)rank 1, section 'b' raised:.*did not finish.*tail of this world"):
+    with pytest.raises(pytest.fail.Exception,
+                       match=r"(?s)rank 1, section 'b' raised:.*did not finish.*tail of this world"):
         procs.world_section(world, "b")
 
 
@@ -265,7 +268,8 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
     monkeypatch.setenv(HANG_VAR, "barrier")  # every rank sleeps for an hour in the barrier section
     limits = procs.WorldLimits(start=180.0, section=3.0, exit=30.0, worlds=3)
     world = worlds._produce_world("gloo", ["broadcast", "barrier", "sampler"], limits)(tmp_path)
-    assert [w["sections"] for w in world["worlds"]] == [["broadcast", "barrier", "sampler"], ["sampler"]], world["worlds"]
+    sections = [w["sections"] for w in world["worlds"]]
+    assert sections == [["broadcast", "barrier", "sampler"], ["sampler"]], world["worlds"]
     assert [b["after"] for b in procs.world_section(world, "broadcast")] == [[1.0, 2.0]] * 2
     with pytest.raises(pytest.fail.Exception, match="section 'barrier' did not finish within 3 s") as lost:
         procs.world_section(world, "barrier")
@@ -351,7 +355,8 @@ def test_each_spawn_world_section_names_the_tests_that_read_it():
             file = m.group(1) or file
             named.add(f"{file}::{m.group(2) or m.group(3)}")
         assert named == readers.get(key, set()), (
-            f"section {key!r}: the docstring names {sorted(named)}; the tests reading it are {sorted(readers.get(key, ()))}")
+            f"section {key!r}: the docstring names {sorted(named)}; "
+            f"the tests reading it are {sorted(readers.get(key, ()))}")
 
 
 def test_the_background_thread_starts_processes_from_the_session_environment(monkeypatch):

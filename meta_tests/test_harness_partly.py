@@ -41,8 +41,10 @@ def test_a_partly_standing_needs_a_correction_and_signature_is_a_boolean(tmp_pat
 @pytest.mark.parametrize(
     "records, verdict, reason_part",
     [
-        pytest.param([rec("passed", "holding"), rec("passed", "failing")], "partly", "decided on CPU", id="both-halves"),
-        pytest.param([rec("passed", "holding")], "not-run", "none of the failing half passed", id="failing-half-missing"),
+        pytest.param([rec("passed", "holding"), rec("passed", "failing")], "partly", "decided on CPU",
+                     id="both-halves"),
+        pytest.param([rec("passed", "holding")], "not-run", "none of the failing half passed",
+                     id="failing-half-missing"),
         pytest.param([rec("passed", "failing"), rec("skipped", "holding")], "not-run", "holding half",
                      id="holding-half-skipped"),
         pytest.param([rec("passed", "failing"), rec("failed", "holding")], "failed", "r", id="holding-half-red"),
@@ -68,7 +70,8 @@ def test_build_records_the_halves_counts_partly_and_renders_the_correction(tmp_p
     assert doc["summary"]["partly"] == 1 and doc["summary"]["decided"] == 1 and doc["schema"] == 3
     doc["runs"], doc["environment"] = [], {"torch": "2.14.1"}
     assert report.summary_lines(doc)[0].startswith("claims: 1 decided (0 holds, 1 partly, 0 refuted)")
-    assert "| **partly** | right for x; wrong for y (decided on CPU by test_failing, test_holding) |" in report.render_markdown(doc)
+    row = "| **partly** | right for x; wrong for y (decided on CPU by test_failing, test_holding) |"
+    assert row in report.render_markdown(doc)
 
 
 INI = "[pytest]\nclaims_inventory = claims\naddopts = -p no:cacheprovider\nmarkers =\n    claim: c\n    needs: n\n"
@@ -109,7 +112,8 @@ def test_a_run_records_each_tests_half_and_decides_partly(project, xdist):
 @pytest.mark.parametrize(
     "marker, message",
     [
-        pytest.param('claim("x.h", half="holding")', "claim 'x.h' is marked with a half but no standing of it is partly",
+        pytest.param('claim("x.h", half="holding")',
+                     "claim 'x.h' is marked with a half but no standing of it is partly",
                      id="half-on-a-claim-never-partly"),
         pytest.param('claim("x.p", half="both")', "must be one of ('holding', 'failing')", id="unknown-half"),
         pytest.param('claim("x.p", part="holding")', "optionally half=", id="unknown-keyword"),

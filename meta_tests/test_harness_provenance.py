@@ -51,7 +51,8 @@ def _hashes(tmp_path, source):
 @pytest.mark.parametrize(
     "edit, changes",
     [
-        pytest.param(("assert helper(n) < thing", "assert helper(n) <= thing"), {"test_uses_helper[1]"}, id="test-body"),
+        pytest.param(("assert helper(n) < thing", "assert helper(n) <= thing"), {"test_uses_helper[1]"},
+                     id="test-body"),
         pytest.param(("return x * P", "return x * P * 1"), {"test_uses_helper[1]", "TestGroup::test_method"},
                      id="helper-it-calls"),
         pytest.param(("P = 0.5", "P = 0.25"), {"test_uses_helper[1]", "TestGroup::test_method"},

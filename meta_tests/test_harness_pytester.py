@@ -169,7 +169,8 @@ def test_verdicts_report_and_summary_line(project):
     assert "actual 1, expected 2" in claims["x.broken"]["reason"]
     assert claims["x.gpuonly"]["reason"] == "needs 8 CUDA GPUs (found 0: no GPU)"
     assert claims["x.both"]["reason"] == (
-        "decided on CPU by test_both[cpu]; test_both[cuda] (supporting) did not run: needs a CUDA GPU (found 0: no GPU)")
+        "decided on CPU by test_both[cpu]; "
+        "test_both[cuda] (supporting) did not run: needs a CUDA GPU (found 0: no GPU)")
     assert {(t["outcome"], t["role"], t["device"]) for t in claims["x.both"]["tests"]} == {
         ("passed", "deciding", "cpu"), ("skipped", "supporting", "cuda")}
     assert claims["x.cudaclaim"]["reason"] == "needs a CUDA GPU (found 0: no GPU)"
@@ -237,9 +238,11 @@ def test_claim_option_runs_only_linked_tests_and_reports_the_rest_deselected(pro
 
 def test_a_run_of_a_handful_of_claims_prints_a_line_per_claim_and_a_big_run_does_not(project):
     result = project.runpytest("-k", "holds or refuted")
-    result.stdout.fnmatch_lines(["the claims of this run:", "  x.holds: HOLDS \u2014 decided on CPU by test_holds; test_broken (deciding) did not run: "
-                               "not selected by the run in this report (-k 'holds or refuted')",
-                               "  x.refuted: REFUTED \u2014 correction: the truth is otherwise*"])
+    result.stdout.fnmatch_lines(["the claims of this run:",
+                                 "  x.holds: HOLDS \u2014 decided on CPU by test_holds; "
+                                 "test_broken (deciding) did not run: "
+                                 "not selected by the run in this report (-k 'holds or refuted')",
+                                 "  x.refuted: REFUTED \u2014 correction: the truth is otherwise*"])
     project.makepyfile(test_more="\n".join(
         f'import pytest\n@pytest.mark.claim("x.{c}")\ndef test_{c}_again():\n    pass\n'
         for c in ("holds", "refuted", "both", "broken", "cudaclaim", "gpuonly")))

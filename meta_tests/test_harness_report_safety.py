@@ -196,7 +196,8 @@ def test_a_run_stopped_early_is_written_but_recorded_incomplete(mini):
     result = run(mini, "-x", "-p", "no:randomly", env={"FAIL_B": "1"})
     assert result.returncode == pytest.ExitCode.TESTS_FAILED
     runs = load(mini / "reports" / "claims.json")["runs"]
-    assert runs[-1]["complete"] is False and runs[-1]["exitstatus"] == 1 and "stopping after 1" in runs[-1]["incomplete"]
+    assert runs[-1]["complete"] is False and runs[-1]["exitstatus"] == 1
+    assert "stopping after 1" in runs[-1]["incomplete"]
     assert run(mini).returncode == 0
     assert load(mini / "reports" / "claims.json")["runs"][-1]["complete"] is True
 

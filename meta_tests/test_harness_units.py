@@ -130,7 +130,8 @@ def test_a_gpu_claim_is_not_decided_by_its_passing_cpu_case(tmp_path):
     assert (verdict, standing, reason) == ("not-run", None, NO_GPU)
     assert supporting == "supporting evidence ran: test_x passed"
     records[1] = rec("passed", device="cuda")
-    assert verdicts.verdict_for(claim, records, "2.14.1")[:3] == ("refuted", "refuted", "decided on a CUDA GPU by test_x")
+    verdict = verdicts.verdict_for(claim, records, "2.14.1")[:3]
+    assert verdict == ("refuted", "refuted", "decided on a CUDA GPU by test_x")
 
 
 def test_a_decided_claim_names_its_deciding_tests_and_the_part_that_did_not_run(tmp_path):
@@ -143,7 +144,8 @@ def test_a_decided_claim_names_its_deciding_tests_and_the_part_that_did_not_run(
     assert reason == ("decided on CPU by test_a[cpu]; test_b (deciding) did not run: "
                       "needs a serial run (-p no:xdist), not an xdist worker"), reason
     many = [rec("passed", nodeid=f"t.py::test_{i}") for i in range(6)]
-    assert verdicts.verdict_for(claim, many, "2.14.1")[2] == "decided on CPU by test_0, test_1, test_2, test_3 and 2 more"
+    reason = verdicts.verdict_for(claim, many, "2.14.1")[2]
+    assert reason == "decided on CPU by test_0, test_1, test_2, test_3 and 2 more"
 
 
 @pytest.mark.parametrize(
@@ -282,7 +284,8 @@ def test_needs_reasons_list_everything_missing(monkeypatch):
     monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "1")
     needs = {"gpus": 2, "min_torch": "99.0", "max_torch": "1.0", "libs": ["no_such_lib_xyz"], "network": True,
              "processes": False, "serial": True, "async_launch": True}
-    assert missing({**needs, "gpus": 1}, found_gpus=0, torch_version="2.14.1")[0] == "needs a CUDA GPU (found 0: no GPU)"
+    first = missing({**needs, "gpus": 1}, found_gpus=0, torch_version="2.14.1")[0]
+    assert first == "needs a CUDA GPU (found 0: no GPU)"
     reasons = missing(needs, found_gpus=1, torch_version="2.14.1")
     assert reasons == [
         "needs 2 CUDA GPUs (found 1)",

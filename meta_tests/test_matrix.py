@@ -56,7 +56,8 @@ class Project:
         by_topic: dict[str, list[str]] = {}
         for cid, c in self.claims.items():
             topic = cid.split(".", 1)[0]
-            lines = by_topic.setdefault(topic, [f"topic = {_toml(topic)}", f"title = {_toml(TITLES.get(topic, topic))}"])
+            lines = by_topic.setdefault(topic, [f"topic = {_toml(topic)}",
+                                                f"title = {_toml(TITLES.get(topic, topic))}"])
             lines += ["", "[[claim]]", f"id = {_toml(cid)}", f"source = {_toml(c['source'])}",
                       f"claim = {_toml(c['text'])}", f"checklist_needs = {_toml(NEEDS[c['decided_by']])}",
                       f"decided_by = {_toml(c['decided_by'])}"]
@@ -67,8 +68,8 @@ class Project:
             else:
                 for verdict, since, before, corr in c["standing"]:
                     lines += ["[[claim.standing]]", f"verdict = {_toml(verdict)}"]
-                    lines += [f"{k} = {_toml(v)}" for k, v in (("since", since), ("before", before), ("correction", corr))
-                              if v]
+                    lines += [f"{k} = {_toml(v)}"
+                              for k, v in (("since", since), ("before", before), ("correction", corr)) if v]
         for path in (self.root / "tests" / "claims").glob("*.toml"):
             path.unlink()
         for topic, lines in by_topic.items():
@@ -100,7 +101,8 @@ class Project:
                "gpu_count": int(bool(device)), "gpu_names": [device] if device else [], "device": device or "cpu",
                "cuda_status": "1 GPU(s)" if device else "no GPU"}
         env["fingerprint"] = probe.fingerprint(env)
-        run = {"args": list(args), "markexpr": "cpu", "claims": [], "finished": f"2026-01-01T00:00:{self.clock:02d}+00:00",
+        run = {"args": list(args), "markexpr": "cpu", "claims": [],
+               "finished": f"2026-01-01T00:00:{self.clock:02d}+00:00",
                "executed": sum(t["outcome"] in verdicts.EXECUTED for t in tests.values()), "skipped": 0}
         if complete is not None:
             run.update(complete=complete, exitstatus=0 if complete else 2)
@@ -117,7 +119,8 @@ class Project:
 
     def main(self, *args):
         return matrix.main([*map(str, args), "--out", str(self.root / "docs" / "matrix"),
-                            "--evidence", str(self.root / "docs" / "matrix" / "reports")], inv=self.inv, rootdir=self.root)
+                            "--evidence", str(self.root / "docs" / "matrix" / "reports")],
+                           inv=self.inv, rootdir=self.root)
 
 
 @pytest.fixture
@@ -253,8 +256,9 @@ def test_consecutive_versions_with_the_same_verdict_collapse_into_one_range_cell
     paths = [proj.report(f"torch-{v}.json", v, {"optim.a": o, "optim.b": "passed"}) for v, o in spec]
     m, _, page = proj.build(*paths, evidence=False)
     segs = [(s.first, s.last, s.verdict, s.span) for s in row(m, "optim.a").segments]
-    assert segs == [("1.13.1", "2.0.1", "holds", 2), ("2.1.2", "2.1.2", "not-run", 1), ("2.2.2", "2.2.2", "refuted", 1),
-                    ("2.3.1", "2.3.1", "refuted", 1), ("2.4.1", "2.4.1", "refuted", 1)], "a changed correction starts a range"
+    assert segs == [("1.13.1", "2.0.1", "holds", 2), ("2.1.2", "2.1.2", "not-run", 1),
+                    ("2.2.2", "2.2.2", "refuted", 1), ("2.3.1", "2.3.1", "refuted", 1),
+                    ("2.4.1", "2.4.1", "refuted", 1)], "a changed correction starts a range"
     assert [(s.first, s.last, s.span) for s in row(m, "optim.b").segments] == [("1.13.1", "2.4.1", 6)]
     assert ('<td class="seg v-holds" colspan="6" data-claim="optim.b" data-verdict="holds" data-device="cpu" '
             'data-first="1.13.1" data-last="2.4.1"') in page
@@ -294,7 +298,8 @@ def test_the_optional_library_reports_join_the_pinned_cpu_column(proj):
     proj.claim("optim.a")
     libs = {"kind": {"gpus": 0, "libs": ["einops"]}}
     torch = proj.report("torch-2.14.1.json", "2.14.1+cu130", {
-        "optim.a": "passed", "lib.einops-rearrange": {**libs, "outcome": "skipped", "reason": "einops is not installed"}})
+        "optim.a": "passed",
+        "lib.einops-rearrange": {**libs, "outcome": "skipped", "reason": "einops is not installed"}})
     lib = proj.report("lib.json", "2.14.1+cu130", {"lib.einops-rearrange": {**libs, "outcome": "passed"}},
                       numpy="2.2.6", args=("tests/test_x.py", "-m", "cpu"))
     m, _, _ = proj.build(torch, lib, evidence=False)
@@ -520,8 +525,8 @@ def test_a_report_with_an_incomplete_run_is_refused_unless_asked(proj, capsys):
                  "not a claims report of schema 2 or 3 (found 1)", id="schema-1"),
     pytest.param(json.dumps({"schema": 99, "environment": {"torch": "2.0.1"}}), "(found 99)", id="unknown-schema"),
     pytest.param(json.dumps({"schema": 2, "environment": {}, "tests": {}}), "names no torch version", id="no-torch"),
-    pytest.param(json.dumps({"schema": 2, "environment": {"torch": "nightly"}, "tests": {}}), "unreadable torch version",
-                 id="bad-version"),
+    pytest.param(json.dumps({"schema": 2, "environment": {"torch": "nightly"}, "tests": {}}),
+                 "unreadable torch version", id="bad-version"),
     pytest.param(json.dumps({"schema": 2, "environment": {"torch": "2.0.1"}, "claims": []}), "records no evidence",
                  id="no-evidence"),
 ])
@@ -562,7 +567,8 @@ def test_reasons_and_corrections_are_escaped_in_the_html_and_in_markdown_tables(
     assert "<script>alert" not in page
     assert page.count("<script>") == 1, "only the page's own filter script"
     assert html.escape(evil, quote=True) in page
-    assert 'title="torch 2.6.0: refuted | correction: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; a|b' in page
+    assert ('title="torch 2.6.0: refuted | correction: '
+            '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; a|b') in page
     assert "<script>" not in md and "a\\|b" in md
 
 
@@ -635,7 +641,8 @@ def test_benchmark_claims_show_their_figures_per_version_in_both_renderings(proj
              proj.report("b.json", "2.6.0", {"optim.bench": _bench(2.41, 0.11)})]
     m, md, page = proj.build(*paths)
     assert row(m, "optim.bench").benchmark
-    assert "| `optim.bench` | float64 / float32 time | \u2713 holds: 1.93x \u00b1 0.05 | \u2713 holds: 2.41x \u00b1 0.11 |" in md
+    assert ("| `optim.bench` | float64 / float32 time "
+            "| \u2713 holds: 1.93x \u00b1 0.05 | \u2713 holds: 2.41x \u00b1 0.11 |") in md
     text = detail(page, "optim.bench")
     assert "<td>2.0.1</td><td>cpu</td>" in text and "1.93x \u00b1 0.05" in text and "2.41x \u00b1 0.11" in text
     assert "n/a" not in text, "only numeric figures are shown"
@@ -692,8 +699,8 @@ def test_a_partly_claim_has_its_own_symbol_colour_pattern_legend_filter_and_corr
     proj.claim("optim.p", "partly", correction="right for x; wrong for y")
     proj.bodies["optim.p"] = "assert True\n\n\ndef test_optim_p_failing():\n    assert True"
     proj.claim("optim.h")
-    path = proj.report("torch-2.6.0.json", "2.6.0", {"optim.h": "passed",
-                                                     "optim.p": {"outcome": "passed", "halves": {"optim.p": "holding"}}})
+    path = proj.report("torch-2.6.0.json", "2.6.0", {
+        "optim.h": "passed", "optim.p": {"outcome": "passed", "halves": {"optim.p": "holding"}}})
     doc = json.loads(path.read_text())
     nodeid = "tests/test_x.py::test_optim_p_failing"
     doc["tests"][nodeid] = {**doc["tests"]["tests/test_x.py::test_optim_p"], "halves": {"optim.p": "failing"},

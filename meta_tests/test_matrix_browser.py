@@ -5,11 +5,12 @@ CHROMIUM names).
 
 The page is built from claims reports made here by the real builder from evidence: the real claim
 inventory (tests/claims/*.toml, so IDs and texts have their real lengths, with standings that change
-at known versions) on the torch releases of tox.ini (its EXPECT_TORCH lines) and one GPU column. Checked: the page loads from file:// with no console
-error, the search filters rows, a claim's detail opens, the range cells say what the JSON reports
-say, and at 1366x768 the range view needs no horizontal scrolling; search by meaning (README's
-examples put their claims first), the "By note" reading order, and the layout at 800, 1366 and 1920
-px (bounding boxes: IDs never cut, the Text column keeps a minimum width, headers never overlap).
+at known versions) on the torch releases of tox.ini (its EXPECT_TORCH lines) and one GPU column.
+Checked: the page loads from file:// with no console error, the search filters rows, a claim's
+detail opens, the range cells say what the JSON reports say, and at 1366x768 the range view needs
+no horizontal scrolling; search by meaning (README's examples put their claims first), the "By
+note" reading order, and the layout at 800, 1366 and 1920 px (bounding boxes: IDs never cut, the
+Text column keeps a minimum width, headers never overlap).
 MATRIX_SCREENSHOTS=docs/matrix refreshes the committed screenshot-<width>.png pictures. Without
 Playwright or Chromium every test skips, naming what is missing.
 """
@@ -84,7 +85,8 @@ def _standings(claim) -> tuple:
     ranges = []
     for release in RELEASES:
         v = _verdict(claim, release, "cpu" if claim.decided_by not in GPU_DECIDED else GPU)
-        if v["verdict"] in ("holds", "refuted") and (not ranges or (ranges[-1][0], ranges[-1][1]) != (v["verdict"], v.get("correction"))):
+        state = (v["verdict"], v.get("correction"))
+        if v["verdict"] in ("holds", "refuted") and (not ranges or (ranges[-1][0], ranges[-1][1]) != state):
             ranges.append([v["verdict"], v.get("correction"), release])
     if not ranges:
         return ()
@@ -302,7 +304,8 @@ SCREENSHOTS = os.environ.get("MATRIX_SCREENSHOTS")  # a folder: write screenshot
 def readme_search_examples() -> list[tuple[str, str]]:
     """("query", claim ID) pairs that README gives as search examples: "words" (claim.id)."""
     text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    return re.findall(r'"([^"]+)" \(([a-z_]+\.[a-z0-9.-]+)\)', text.split("Search finds claims by meaning", 1)[1][:1500])
+    section = text.split("Search finds claims by meaning", 1)[1][:1500]
+    return re.findall(r'"([^"]+)" \(([a-z_]+\.[a-z0-9.-]+)\)', section)
 
 
 def test_readme_names_search_examples():
@@ -354,7 +357,8 @@ def test_by_note_order_lists_each_notes_claims_in_the_notes_order(built, page):
     n = len(inv.claims)
     assert page.text_content("#count") == f"{n} of {n} claims", "a claim under two notes counts once"
     page.fill("#search", "detach shares memory")
-    shown = page.eval_on_selector_all("#ranges tbody.note tr.claim", "rs => rs.filter(r => !r.hidden).map(r => r.dataset.id)")
+    shown = page.eval_on_selector_all("#ranges tbody.note tr.claim",
+                                      "rs => rs.filter(r => !r.hidden).map(r => r.dataset.id)")
     assert "autograd.detach-shared" in shown
     page.fill("#search", "")
     page.click("#order-topic")
@@ -381,7 +385,8 @@ GEOMETRY = """() => {
 def _committed_page() -> pathlib.Path:
     committed = ROOT / "docs" / "matrix" / "claims-matrix.html"
     if not committed.exists() or 'id="order-note"' not in committed.read_text(encoding="utf-8"):
-        pytest.skip("docs/matrix/claims-matrix.html was built before the layout for every width (rebuild: tox -e matrix)")
+        pytest.skip("docs/matrix/claims-matrix.html was built before the layout for every width "
+                    "(rebuild: tox -e matrix)")
     return committed
 
 

@@ -78,7 +78,8 @@ def test_a_signature_claim_follows_the_three_way_rule(cid):
             pytest.skip(f"needs the optional library {lib} to read the installed signature")
     by_rule, wrong, missing = signatures.entry_rule(entries[0])
     standing = claim.standing_for(torch.__version__).verdict
-    assert standing == by_rule, f"{cid}: standing {standing}, the rule gives {by_rule} (wrong {wrong}, missing {missing})"
+    assert standing == by_rule, (
+        f"{cid}: standing {standing}, the rule gives {by_rule} (wrong {wrong}, missing {missing})")
 
 
 PARTLY = sorted(cid for cid, c in INV.claims.items() if c.ever_partly)

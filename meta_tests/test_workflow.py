@@ -129,7 +129,8 @@ def test_the_workflow_matches_githubs_workflow_schema(tmp_path, broken):
         pytest.skip("check-jsonschema is not installed (pip install -r requirements-matrix.txt)")
     path = WORKFLOW
     if broken:  # a step key GitHub does not know, and a job without runs-on
-        text = WORKFLOW.read_text(encoding="utf-8").replace("    runs-on: ubuntu-24.04\n", "    runs-onn: ubuntu-24.04\n", 1)
+        text = WORKFLOW.read_text(encoding="utf-8")
+        text = text.replace("    runs-on: ubuntu-24.04\n", "    runs-onn: ubuntu-24.04\n", 1)
         path = tmp_path / "matrix.yml"
         path.write_text(text, encoding="utf-8")
     out = subprocess.run([exe, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True,
@@ -137,4 +138,5 @@ def test_the_workflow_matches_githubs_workflow_schema(tmp_path, broken):
     if broken:
         assert out.returncode != 0, f"a job without runs-on passed the schema check:\n{out.stdout}{out.stderr}"
     else:
-        assert out.returncode == 0, f"{WORKFLOW.name} does not match GitHub's workflow schema:\n{out.stdout}{out.stderr}"
+        assert out.returncode == 0, (
+            f"{WORKFLOW.name} does not match GitHub's workflow schema:\n{out.stdout}{out.stderr}")

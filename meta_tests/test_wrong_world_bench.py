@@ -63,7 +63,8 @@ _C._get_cublas_allow_tf32 = lambda: _state["cublas"]
 _C._set_cublas_allow_tf32 = lambda v: _state.__setitem__("cublas", bool(v))
 _C._get_float32_matmul_precision = lambda: _state["precision"]
 _C._set_float32_matmul_precision = lambda v: _state.__setitem__("precision", v)
-type(torch.backends.cudnn).allow_tf32 = ContextProp(lambda: _state["cudnn"], lambda v: _state.__setitem__("cudnn", bool(v)))
+type(torch.backends.cudnn).allow_tf32 = ContextProp(lambda: _state["cudnn"],
+                                                    lambda v: _state.__setitem__("cudnn", bool(v)))
 """
 
 # cudnn.benchmark that is remembered but never reaches cuDNN: in this process, and at start-up in
@@ -132,7 +133,8 @@ def test_cudnn_benchmark_that_never_autotunes_does_not_hold(run_spec):
     run = run_spec("--claim", "cudnn.benchmark-speedup", "tests/test_benchmarks_gpu.py", *SERIAL,
                    patch=BENCHMARK_NEVER_AUTOTUNES, timeout=600)
     claim = run.claim("cudnn.benchmark-speedup")
-    assert claim["verdict"] in ("inconclusive", "failed"), f"{claim['verdict']}: {claim.get('reason')}\n{run.output[-2000:]}"
+    assert claim["verdict"] in ("inconclusive", "failed"), (
+        f"{claim['verdict']}: {claim.get('reason')}\n{run.output[-2000:]}")
     # no autotuning, no cost on a new shape: the comparison that shows the cost must not hold
     # (the fixed-shape one holds here as in the real world: no speed-up either way)
     changing = [f["verdict"] for f in claim.get("figures", []) if f["name"].startswith("first-step time")]

@@ -61,12 +61,18 @@ torch.Tensor.backward = backward
 """
 
 CASES = [
-    pytest.param("test_nn_dropout.py", "nn.dropout-train-eval", DROPOUT_WITHOUT_RESCALE, "Mismatched elements", id="dropout-without-rescale"),
-    pytest.param("test_autograd_detach_clone.py", "autograd.detach-shared", DETACH_THAT_COPIES, "share the source's storage", id="detach-copies"),
-    pytest.param("test_optim_zero_grad.py", "optim.zero-grad-clears", OPTIMIZER_ZERO_GRAD_DOES_NOTHING, "grads left", id="zero-grad-noop"),
-    pytest.param("test_optim_zero_grad.py", "optim.model-zero-grad-zeros", MODULE_ZERO_GRAD_STILL_ZEROS, "assert False is True", id="zero-grad-zeros"),
-    pytest.param("test_amp_gradscaler.py", "amp.get-scale-after-unscale", UNSCALE_THAT_DECREMENTS_THE_SCALE, "65535", id="unscale-changes-scale"),
-    pytest.param("test_autograd_detach_clone.py", "autograd.backward-accumulates", BACKWARD_THAT_OVERWRITES, "Mismatched elements", id="backward-overwrites"),
+    pytest.param("test_nn_dropout.py", "nn.dropout-train-eval", DROPOUT_WITHOUT_RESCALE,
+                 "Mismatched elements", id="dropout-without-rescale"),
+    pytest.param("test_autograd_detach_clone.py", "autograd.detach-shared", DETACH_THAT_COPIES,
+                 "share the source's storage", id="detach-copies"),
+    pytest.param("test_optim_zero_grad.py", "optim.zero-grad-clears", OPTIMIZER_ZERO_GRAD_DOES_NOTHING,
+                 "grads left", id="zero-grad-noop"),
+    pytest.param("test_optim_zero_grad.py", "optim.model-zero-grad-zeros", MODULE_ZERO_GRAD_STILL_ZEROS,
+                 "assert False is True", id="zero-grad-zeros"),
+    pytest.param("test_amp_gradscaler.py", "amp.get-scale-after-unscale", UNSCALE_THAT_DECREMENTS_THE_SCALE,
+                 "65535", id="unscale-changes-scale"),
+    pytest.param("test_autograd_detach_clone.py", "autograd.backward-accumulates", BACKWARD_THAT_OVERWRITES,
+                 "Mismatched elements", id="backward-overwrites"),
 ]
 
 

@@ -80,8 +80,8 @@ torch.vstack = vstack
 _arange = torch.arange
 
 def arange(*args, **kwargs):
-    if len(args) == 3 and all(isinstance(a, int) for a in args) and args[2] > 0 and (args[1] - args[0]) % args[2] == 0 \\
-            and args[1] > args[0]:
+    if len(args) == 3 and all(isinstance(a, int) for a in args) and args[2] > 0 \\
+            and (args[1] - args[0]) % args[2] == 0 and args[1] > args[0]:
         args = (args[0], args[1] + 1, args[2])
     return _arange(*args, **kwargs)
 
