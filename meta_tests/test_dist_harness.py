@@ -42,14 +42,18 @@ def test_a_hung_program_and_its_escaped_child_are_killed_at_the_timeout(tmp_path
     result = procs.run("hang", [sys.executable, "-m", "fixtures.dist_workers.hang", out],
                        env=procs.clean_env(), folder=tmp_path / "logs", timeout=3)
     took = time.monotonic() - start
-    assert result.timed_out and result.returncode is None, result.describe()
+    assert result.timed_out, result.describe()
+    assert result.returncode is None, result.describe()
     assert took < 3 + 6, f"the call took {took:.1f} s for a 3 s timeout"
     (rec,) = pid_records(out)  # it did start, and it did start its child
-    assert not alive(rec["pid"]) and not alive(rec["child"]), f"left behind: {rec}"
+    assert not alive(rec["pid"]), f"left behind: {rec}"
+    assert not alive(rec["child"]), f"left behind: {rec}"
     # the child escaped the process-group kill (own session): only the token sweep can reach it;
     # the leader may already be gone when the sweep looks, so count at least the child
-    assert result.swept >= 1 and procs.processes_with_token(result.token) == []
-    assert "killed after" in result.describe() and "sleeping forever" in result.describe()
+    assert result.swept >= 1
+    assert procs.processes_with_token(result.token) == []
+    assert "killed after" in result.describe()
+    assert "sleeping forever" in result.describe()
 
 
 STUCK = """
@@ -115,7 +119,9 @@ def test_a_failing_command_reports_its_status_and_stderr_tail(tmp_path):
     result = procs.run("crash", [sys.executable, "-c", code], env=procs.clean_env(), folder=tmp_path, timeout=20)
     assert (result.returncode, result.timed_out) == (3, False)
     text = result.describe()
-    assert "exit status 3" in text and "line 39" in text and "line 5\n" not in text, text  # the tail only
+    assert "exit status 3" in text, text
+    assert "line 39" in text, text
+    assert "line 5\n" not in text, text  # the tail only
     with pytest.raises(pytest.fail.Exception, match="line 39"):
         procs.require_ok({"procs": [vars(result)]})
 
@@ -193,7 +199,8 @@ def test_the_launch_environment_drops_distributed_variables(monkeypatch):
     env = procs.clean_env(EXTRA="1")
     assert not {"RANK", "PET_MASTER_PORT", "OMP_NUM_THREADS"} & set(env)
     assert env["NCCL_SOCKET_IFNAME"] == "lo"
-    assert env["EXTRA"] == "1" and env["PYTHONPATH"].split(os.pathsep)[0] == str(procs.ROOT)
+    assert env["EXTRA"] == "1"
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(procs.ROOT)
 
 
 STARTED_AND_READY = r"""
@@ -248,11 +255,13 @@ def test_sections_merge_over_worlds_and_a_lost_section_is_only_its_own_failure()
                    returned=False)
     remaining, merged = worlds._merge_worlds([failed_start, stuck], ["a", "b", "c"])
     assert remaining == ["c"], "the sections after the lost one run again"
-    assert [m["a"] for m in merged] == [1, 1] and merged[0]["b"] == 2, "what a rank finished is kept"
+    assert [m["a"] for m in merged] == [1, 1], "what a rank finished is kept"
+    assert merged[0]["b"] == 2, "what a rank finished is kept"
     assert merged[1]["b"] == {"error": lost["lost"]}
     rest = _world(["c"], [_rank({"c": 3}), _rank({"c": 3})])
     remaining, merged = worlds._merge_worlds([failed_start, stuck, rest], ["a", "b", "c"])
-    assert remaining == [] and [m["c"] for m in merged] == [3, 3]
+    assert remaining == []
+    assert [m["c"] for m in merged] == [3, 3]
     assert [m["_world"] for m in merged][1] == {"a": 1, "b": 1, "c": 2}
     world = {"ranks": merged, "procs": [w["proc"] for w in (failed_start, stuck, rest)]}
     assert procs.world_section(world, "a") == [1, 1]

@@ -23,10 +23,13 @@ def rec(outcome, half=None, role="deciding"):
 
 
 def test_vocabulary_is_spelt_once():
-    assert verdicts.STANDINGS == ("holds", "partly", "refuted") and inventory.STANDINGS is verdicts.STANDINGS
-    assert verdicts.VERDICT_ORDER[:3] == verdicts.STANDINGS and "partly" in verdicts.DECIDED
+    assert verdicts.STANDINGS == ("holds", "partly", "refuted")
+    assert inventory.STANDINGS is verdicts.STANDINGS
+    assert verdicts.VERDICT_ORDER[:3] == verdicts.STANDINGS
+    assert "partly" in verdicts.DECIDED
     assert report.VERDICT_ORDER is verdicts.VERDICT_ORDER  # re-exported for harness/matrix.py
-    assert report.SCHEMA == 3 and set(report.MERGEABLE_SCHEMAS) == {2, 3}
+    assert report.SCHEMA == 3
+    assert set(report.MERGEABLE_SCHEMAS) == {2, 3}
 
 
 def test_a_partly_standing_needs_a_correction_and_signature_is_a_boolean(tmp_path):
@@ -35,7 +38,9 @@ def test_a_partly_standing_needs_a_correction_and_signature_is_a_boolean(tmp_pat
     with pytest.raises(inventory.InventoryError, match="signature must be true or false"):
         load(tmp_path, PARTLY + 'signature = "yes"\n')
     claim = load(tmp_path, PARTLY + "signature = true\n")["t.a"]
-    assert claim.ever_partly and claim.signature and claim.standing_for("2.14.1").correction
+    assert claim.ever_partly
+    assert claim.signature
+    assert claim.standing_for("2.14.1").correction
 
 
 @pytest.mark.parametrize(
@@ -65,9 +70,12 @@ def test_build_records_the_halves_counts_partly_and_renders_the_correction(tmp_p
                                  "figures": [], "inconclusive": None, "kind": {"gpus": 0}} for h in verdicts.HALVES}
     doc = report.build(inv, tests=tests, environment={"torch": "2.14.1"}, runs=[{"args": []}])
     (claim,) = doc["claims"]
-    assert claim["verdict"] == "partly" and claim["correction"] == "right for x; wrong for y"
+    assert claim["verdict"] == "partly"
+    assert claim["correction"] == "right for x; wrong for y"
     assert sorted(t["half"] for t in claim["tests"]) == ["failing", "holding"]
-    assert doc["summary"]["partly"] == 1 and doc["summary"]["decided"] == 1 and doc["schema"] == 3
+    assert doc["summary"]["partly"] == 1
+    assert doc["summary"]["decided"] == 1
+    assert doc["schema"] == 3
     doc["runs"], doc["environment"] = [], {"torch": "2.14.1"}
     assert report.summary_lines(doc)[0].startswith("claims: 1 decided (0 holds, 1 partly, 0 refuted)")
     row = "| **partly** | right for x; wrong for y (decided on CPU by test_failing, test_holding) |"

@@ -184,7 +184,8 @@ def test_verdicts_report_and_summary_line(project):
         "  not run (1): needs 8 CUDA GPUs (found 0: no GPU)",
     ])
     md = (project.path / "reports" / "claims.md").read_text()
-    assert "## Mini (`x.*`)" in md and "| `x.refuted` | refuted | **refuted** | the truth is otherwise" in md
+    assert "## Mini (`x.*`)" in md
+    assert "| `x.refuted` | refuted | **refuted** | the truth is otherwise" in md
     assert "| `x.cudaclaim` | about CUDA | **not-run** | needs a CUDA GPU (found 0: no GPU) | " \
            "supporting passed: test_cudaclaim_cpu_side (decided by gpu) |" in md
     assert "deciding passed: test_both[cpu] (decided by cpu)" in md, "evidence by test name"
@@ -329,7 +330,8 @@ def test_runs_in_one_environment_add_up_in_one_report(project):
     project.makepyfile(test_mini=TESTS.replace('def test_refuted():\n    pass', 'def test_refuted():\n    assert 0'))
     project.runpytest("--claim", "x.refuted")
     doc, claims = verdicts(project)
-    assert claims["x.refuted"]["verdict"] == "failed" and claims["x.both"]["verdict"] == "holds"
+    assert claims["x.refuted"]["verdict"] == "failed"
+    assert claims["x.both"]["verdict"] == "holds"
     assert len(doc["runs"]) == 3
 
 
@@ -354,7 +356,8 @@ def test_a_report_of_another_environment_is_moved_aside_not_merged(project):
     (aside,) = path.parent.glob("claims.*.aside.json")
     assert json.loads(aside.read_text()) == doc
     doc, claims = verdicts(project)
-    assert len(doc["runs"]) == 1 and claims["x.both"]["verdict"] == "not-run"
+    assert len(doc["runs"]) == 1
+    assert claims["x.both"]["verdict"] == "not-run"
 
 HANGING_GPU_TEST = """
 import time

@@ -143,7 +143,8 @@ def test_two_concurrent_xdist_runs_keep_both_runs_evidence(mini):
     doc = load(mini / "reports" / "claims.json")
     assert outcomes(doc) == {"test_a": "passed", "test_b": "passed"}, (
         f"one run's evidence was lost: {outcomes(doc)}\n" + "\n".join(o[-1500:] for o in outs))
-    assert len(doc["runs"]) == 2 and {c["id"]: c["verdict"] for c in doc["claims"]} == {"x.a": "holds", "x.b": "holds"}
+    assert len(doc["runs"]) == 2
+    assert {c["id"]: c["verdict"] for c in doc["claims"]} == {"x.a": "holds", "x.b": "holds"}
 
 
 @pytest.mark.parametrize(
@@ -163,10 +164,12 @@ def test_a_report_this_run_cannot_add_to_is_moved_aside_never_lost(mini, earlier
     result = run(mini, "-k", "test_a")
     assert result.returncode == 0, result.stdout[-2000:]
     aside = list((mini / "reports").glob("claims.*.aside.json"))
-    assert len(aside) == 1 and aside[0].read_text() == earlier
+    assert len(aside) == 1
+    assert aside[0].read_text() == earlier
     assert f"the earlier report was moved aside to {aside[0]}: it {why}" in result.stdout, result.stdout[-2000:]
     doc = load(mini / "reports" / "claims.json")
-    assert len(doc["runs"]) == 1 and outcomes(doc)["test_a"] == "passed"
+    assert len(doc["runs"]) == 1
+    assert outcomes(doc)["test_a"] == "passed"
 
 
 def test_a_keyboard_interrupt_mid_run_leaves_the_report_byte_identical(mini):
@@ -189,14 +192,16 @@ def test_a_lost_gw0_still_gives_the_report_this_environment(mini):
     doc = load(mini / "reports" / "claims.json")
     assert doc["environment"]["fingerprint"] == first["fingerprint"], (doc["environment"], first)
     assert not list((mini / "reports").glob("*.aside.json")), "the report of this environment was moved aside"
-    assert doc["runs"][-1]["complete"] is False and "gw0" in doc["runs"][-1]["incomplete"]
+    assert doc["runs"][-1]["complete"] is False
+    assert "gw0" in doc["runs"][-1]["incomplete"]
 
 
 def test_a_run_stopped_early_is_written_but_recorded_incomplete(mini):
     result = run(mini, "-x", "-p", "no:randomly", env={"FAIL_B": "1"})
     assert result.returncode == pytest.ExitCode.TESTS_FAILED
     runs = load(mini / "reports" / "claims.json")["runs"]
-    assert runs[-1]["complete"] is False and runs[-1]["exitstatus"] == 1
+    assert runs[-1]["complete"] is False
+    assert runs[-1]["exitstatus"] == 1
     assert "stopping after 1" in runs[-1]["incomplete"]
     assert run(mini).returncode == 0
     assert load(mini / "reports" / "claims.json")["runs"][-1]["complete"] is True
@@ -236,5 +241,6 @@ def test_a_path_that_cannot_take_the_report_is_a_usage_error_before_any_test(min
     (mini / "a_file").write_text("not a folder")
     result = run(mini, f"--claims-report={target}")
     assert result.returncode == pytest.ExitCode.USAGE_ERROR, result.stdout[-2000:]
-    assert message.format(mini=mini) in result.stderr and str(mini / target) in result.stderr, result.stderr
+    assert message.format(mini=mini) in result.stderr, result.stderr
+    assert str(mini / target) in result.stderr, result.stderr
     assert "passed" not in result.stdout

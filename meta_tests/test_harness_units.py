@@ -27,8 +27,10 @@ CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nchecklist_nee
 def test_versions_compare_release_numbers_not_strings():
     assert versions.parse("2.14.1+cu130") == (2, 14, 1)
     assert versions.parse("2.0") == (2, 0, 0) == versions.parse("2.0.0a0")
-    assert versions.in_range("2.10.0", since="2.9") and not versions.in_range("2.10.0", before="2.9")
-    assert versions.in_range("1.13.1", before="2.0") and not versions.in_range("2.0.1", before="2.0")
+    assert versions.in_range("2.10.0", since="2.9")
+    assert not versions.in_range("2.10.0", before="2.9")
+    assert versions.in_range("1.13.1", before="2.0")
+    assert not versions.in_range("2.0.1", before="2.0")
 
 
 def test_real_inventory_loads_and_holds_every_checklist_id():
@@ -186,14 +188,19 @@ def test_report_build_counts_every_claim_and_carries_corrections(tmp_path):
         runs=[{"args": []}],
     )
     by_id = {c["id"]: c for c in doc["claims"]}
-    assert by_id["t.a"]["verdict"] == "refuted" and by_id["t.a"]["correction"] == "the truth"
+    assert by_id["t.a"]["verdict"] == "refuted"
+    assert by_id["t.a"]["correction"] == "the truth"
     assert by_id["t.a"]["figures"][0]["value"] == 2.5
     assert by_id["t.a"]["tests"] == [{"nodeid": "t.py::test_a", "outcome": "passed", "reason": None,
                                       "role": "deciding", "device": "cpu"}]
     assert by_id["t.b"]["verdict"] == "untested"
-    assert doc["summary"]["refuted"] == 1 and doc["summary"]["untested"] == 1 and doc["summary"]["decided"] == 1
+    assert doc["summary"]["refuted"] == 1
+    assert doc["summary"]["untested"] == 1
+    assert doc["summary"]["decided"] == 1
     md = report.render_markdown(doc)
-    assert "| `t.a` |" in md and "the truth" in md and "speedup = 2.5x" in md
+    assert "| `t.a` |" in md
+    assert "the truth" in md
+    assert "speedup = 2.5x" in md
     assert "deciding passed: test_a (decided by cpu)" in md
 
 
@@ -208,7 +215,8 @@ def test_merge_adds_a_run_to_the_report_of_the_same_environment():
     old = previous({"a.py::t1": record(["t.a"], "passed"), "a.py::t2": record(["t.a"], "skipped", reason="r")})
     tests, runs = report.merge(old, {"b.py::t3": record(["t.a"], "passed", {"gpus": 1})}, collected={"b.py::t3"})
     assert len(runs) == 1
-    assert set(tests) == {"a.py::t1", "a.py::t2", "b.py::t3"} and tests["b.py::t3"]["run"] == 1
+    assert set(tests) == {"a.py::t1", "a.py::t2", "b.py::t3"}
+    assert tests["b.py::t3"]["run"] == 1
 
 
 @pytest.mark.parametrize(
@@ -237,7 +245,8 @@ def test_merge_drops_tests_that_a_collected_file_no_longer_has():
 def test_merge_keeps_the_siblings_of_a_test_run_by_node_id():
     old = previous({"a.py::t1": record(["t.a"], "passed"), "a.py::t2": record(["t.a"], "passed")})
     tests, _ = report.merge(old, {"a.py::t1": record(["t.a"], "failed")}, collected={"a.py::t1"}, narrowed={"a.py"})
-    assert set(tests) == {"a.py::t1", "a.py::t2"} and tests["a.py::t1"]["outcome"] == "failed"
+    assert set(tests) == {"a.py::t1", "a.py::t2"}
+    assert tests["a.py::t1"]["outcome"] == "failed"
 
 
 @pytest.mark.parametrize(
@@ -254,7 +263,8 @@ def test_a_report_this_run_cannot_add_to_is_named_and_never_merged(tmp_path, doc
     path = tmp_path / "claims.json"
     path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
     got, reason = report.load_previous(path, ENV)
-    assert got is None and why in reason, reason
+    assert got is None, reason
+    assert why in reason, reason
 
 
 @pytest.mark.parametrize("schema", report.MERGEABLE_SCHEMAS)
@@ -262,7 +272,8 @@ def test_a_report_of_a_mergeable_schema_is_added_to(tmp_path, schema):
     path = tmp_path / "claims.json"
     path.write_text(json.dumps({**previous({"a.py::t": record(["t.a"], "passed")}), "schema": schema}))
     got, reason = report.load_previous(path, ENV)
-    assert reason is None and set(got["tests"]) == {"a.py::t"}
+    assert reason is None
+    assert set(got["tests"]) == {"a.py::t"}
 
 
 def test_aside_never_overwrites_an_earlier_one(tmp_path):

@@ -206,7 +206,8 @@ def test_failed_entries_are_shown_and_listed_with_their_reason(proj):
     assert changes(m, "optim.zero") == ["failed \u2192 holds: changed between 1.13.1 and 2.0.1"]
     failures = md.split("## Failures to look at", 1)
     assert len(failures) == 2, "the Markdown lists no failures"
-    assert "`optim.zero` | 1.13.1 |" in failures[1] and "expected None" in failures[1]
+    assert "`optim.zero` | 1.13.1 |" in failures[1]
+    assert "expected None" in failures[1]
     assert re.search(r'class="v v-failed" data-claim="optim.zero" title="torch 1\.13\.1: failed \| failure: '
                      r'test_optim_zero: call: AssertionError', page)
 
@@ -244,7 +245,8 @@ def test_the_note_order_covers_every_source_of_the_inventory():
     missing = sorted({s for c in inventory.load().claims.values() for s in c.source if s not in order})
     assert missing == [], f"rerun python -m harness.note_order: no place for {missing}"
     for source, (note, at) in order.items():
-        assert source.startswith(note) and at >= 0, (source, note, at)
+        assert source.startswith(note), (source, note, at)
+        assert at >= 0, (source, note, at)
 
 
 def test_consecutive_versions_with_the_same_verdict_collapse_into_one_range_cell(proj):
@@ -348,7 +350,8 @@ def test_an_edited_correction_shows_after_a_rebuild_with_no_test_rerun(proj):
     proj.claim("optim.same")
     local = proj.report("torch-2.6.0.json", "2.6.0", {"optim.zero": "passed", "optim.same": "passed"})
     _, md, page = proj.build(local)
-    assert "the old wording of the truth" in md and "the old wording of the truth" in page
+    assert "the old wording of the truth" in md
+    assert "the old wording of the truth" in page
     evidence = proj.root / "docs" / "matrix" / "reports" / "2.6.0.json"
     before = evidence.read_bytes()
     local.unlink()  # nothing reruns: the committed evidence is all there is
@@ -356,8 +359,10 @@ def test_an_edited_correction_shows_after_a_rebuild_with_no_test_rerun(proj):
     proj.write()
     m, md, page = proj.build()
     assert cells(m, "optim.zero") == {"2.6.0": "refuted"}
-    assert "the new wording of the truth" in md and "the new wording of the truth" in page
-    assert "the old wording" not in md and "the old wording" not in page
+    assert "the new wording of the truth" in md
+    assert "the new wording of the truth" in page
+    assert "the old wording" not in md
+    assert "the old wording" not in page
     assert evidence.read_bytes() == before, "the evidence did not change"
 
 
@@ -409,7 +414,8 @@ def test_each_columns_evidence_is_committed_small_and_rebuilds_the_same_page(pro
     assert [c.label for c in m.columns] == ["2.0.1", "2.6.0", f"2.6.0 \u00b7 {H100}"]
     def same(text):  # the inputs differ (three local reports then, three committed files now); nothing else
         return re.sub(r"\| report \|.*|<tr><th>report</th>.*?</tr>|report: [^|\"]*", "", text)
-    assert same(md2) == same(md) and same(page2) == same(page), "the committed evidence alone rebuilds the same matrix"
+    assert same(md2) == same(md), "the committed evidence alone rebuilds the same matrix"
+    assert same(page2) == same(page), "the committed evidence alone rebuilds the same matrix"
     schema = report.SCHEMA
     assert f"| report | 2.0.1.json (committed, schema {schema}) | 2.6.0.json (committed, schema {schema}) |" in md2
     assert {p: p.stat().st_mtime_ns for p in folder.iterdir()} == stamps, "unchanged evidence is not rewritten"
@@ -459,7 +465,8 @@ def test_a_build_never_drops_a_committed_column_unless_asked(proj, capsys):
     (proj.root / "docs" / "matrix" / "reports" / "2.0.1.json").unlink()
     assert proj.main(reports / "torch-2.6.0.json") == 2
     err = capsys.readouterr().err
-    assert "has the column(s) 2.0.1, and no evidence for them is here" in err and "--only" in err
+    assert "has the column(s) 2.0.1, and no evidence for them is here" in err
+    assert "--only" in err
     assert (proj.root / "docs" / "matrix" / "claims-matrix.html").read_bytes() == page
     # ... unless asked for fewer columns
     assert proj.main(reports / "torch-2.6.0.json", "--only", "2.6.*") == 0
@@ -549,7 +556,8 @@ def test_command_line_defaults_and_missing_inputs(proj, capsys, monkeypatch):
     monkeypatch.chdir(proj.root)
     assert matrix.main([], inv=proj.inv, rootdir=proj.root) == 0, "defaults: reports/torch-*.json reports/lib*.json"
     out = capsys.readouterr().out
-    assert "from local reports/torch-2.0.1.json" in out and "+ local reports/lib.json" in out
+    assert "from local reports/torch-2.0.1.json" in out
+    assert "+ local reports/lib.json" in out
     assert (proj.root / "docs" / "matrix" / "reports" / "2.0.1.json").exists()
     assert matrix.main(["reports/nothing-*.json"], inv=proj.inv, rootdir=proj.root) == 2
     assert "no report matches reports/nothing-*.json" in capsys.readouterr().err
@@ -569,7 +577,8 @@ def test_reasons_and_corrections_are_escaped_in_the_html_and_in_markdown_tables(
     assert html.escape(evil, quote=True) in page
     assert ('title="torch 2.6.0: refuted | correction: '
             '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; a|b') in page
-    assert "<script>" not in md and "a\\|b" in md
+    assert "<script>" not in md
+    assert "a\\|b" in md
 
 
 def test_both_renderings_say_generated_do_not_edit_and_name_date_and_versions(proj):
@@ -578,7 +587,8 @@ def test_both_renderings_say_generated_do_not_edit_and_name_date_and_versions(pr
              proj.report("r2.json", "2.14.1+cu130", {"optim.a": "passed"})]
     _, md, page = proj.build(*paths)
     for text in (md, page):
-        assert "do not edit" in text and "2026-02-03" in text
+        assert "do not edit" in text
+        assert "2026-02-03" in text
         for exact in ("1.13.1+cu117", "2.14.1+cu130", "r1.json", "r2.json", "2026-01-01T00:00:01+00:00"):
             assert exact in text
 
@@ -589,10 +599,13 @@ def test_the_html_page_is_self_contained_with_a_topic_filter_and_inventory_title
     _, _, page = proj.build(proj.report("r.json", "2.6.0", {"optim.a": "passed", "serial.b": "passed"}))
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no external assets"
     assert re.findall(r"<link[^>]*>", page) == ['<link rel="icon" href="data:,">'], "only an inline (empty) icon"
-    assert "@import" not in page and "url(" not in page
-    assert '<select id="topic">' in page and '<option value="serial">Serialization (serial.*)</option>' in page
+    assert "@import" not in page
+    assert "url(" not in page
+    assert '<select id="topic">' in page
+    assert '<option value="serial">Serialization (serial.*)</option>' in page
     assert '<tr class="claim" data-id="serial.b" data-topic="serial" data-changed="0"' in page
-    assert ".v-holds{background-color:" in page and 'class="v v-refuted"' in page
+    assert ".v-holds{background-color:" in page
+    assert 'class="v v-refuted"' in page
 
 
 
@@ -609,7 +622,8 @@ def test_the_pages_css_and_javascript_files_are_inlined_as_they_are(proj):
     for name, where in (("page.css", "<style>\n"), ("find.js", "<script>\n"), ("page.js", "\n")):
         text = (templates / name).read_text(encoding="utf-8")
         assert where + text in page, f"{name} is not inlined verbatim in the page"
-    assert "{{" not in page and "{%" not in page, "no Jinja2 syntax left unrendered"
+    assert "{{" not in page, "no Jinja2 syntax left unrendered"
+    assert "{%" not in page, "no Jinja2 syntax left unrendered"
     ignored = [line.strip() for line in (ROOT / ".gitignore").read_text().splitlines()]
     assert not {"*.css", "*.js", "*.j2", "templates/", "harness/matrix/templates/"} & set(ignored), \
         f".gitignore would drop the package's templates: {ignored}"
@@ -644,7 +658,9 @@ def test_benchmark_claims_show_their_figures_per_version_in_both_renderings(proj
     assert ("| `optim.bench` | float64 / float32 time "
             "| \u2713 holds: 1.93x \u00b1 0.05 | \u2713 holds: 2.41x \u00b1 0.11 |") in md
     text = detail(page, "optim.bench")
-    assert "<td>2.0.1</td><td>cpu</td>" in text and "1.93x \u00b1 0.05" in text and "2.41x \u00b1 0.11" in text
+    assert "<td>2.0.1</td><td>cpu</td>" in text
+    assert "1.93x \u00b1 0.05" in text
+    assert "2.41x \u00b1 0.11" in text
     assert "n/a" not in text, "only numeric figures are shown"
 
 
@@ -656,7 +672,8 @@ def test_the_benchmark_plot_is_an_inline_svg_drawn_by_matplotlib(proj):
     _, _, page = proj.build(*paths, evidence=False)
     svg = re.search(r'<div class="svgplot"[^>]*>(<svg.*?</svg>)', detail(page, "optim.bench"), re.S)
     assert svg, "no inline SVG plot in the benchmark claim's detail"
-    assert "<?xml" not in page and "<!DOCTYPE svg" not in page
+    assert "<?xml" not in page
+    assert "<!DOCTYPE svg" not in page
     for label in ("2.0.1", "2.6.0", "2.14.1", "optim.bench"):
         assert label in svg.group(1)
     assert not re.search(r"""(xlink:)?href=["']https?:""", svg.group(1))
@@ -685,7 +702,8 @@ def test_each_claim_has_a_detail_with_source_decided_by_evidence_and_roles(proj)
 def test_the_verdict_words_are_the_reports():
     assert matrix.VERDICTS is report.VERDICT_ORDER
     assert tuple(matrix.SUMMARY_ORDER) == tuple(report.VERDICT_ORDER)
-    assert set(matrix.BEHAVIOUR) >= {"holds", "refuted", "failed"} and "inconclusive" not in matrix.BEHAVIOUR
+    assert set(matrix.BEHAVIOUR) >= {"holds", "refuted", "failed"}
+    assert "inconclusive" not in matrix.BEHAVIOUR
 
 
 def test_the_detail_states_a_single_correction_once(proj):
@@ -707,13 +725,17 @@ def test_a_partly_claim_has_its_own_symbol_colour_pattern_legend_filter_and_corr
                             **provenance.stamp(proj.root, proj.inv, nodeid, ["optim.p"])}
     path.write_text(json.dumps(doc))
     m, md, page = proj.build(path)
-    assert cells(m, "optim.p") == {"2.6.0": "partly"} and cells(m, "optim.h") == {"2.6.0": "holds"}
-    assert matrix.SYMBOLS["partly"] == "\u25d0" and matrix.PATTERNS["partly"] not in {
+    assert cells(m, "optim.p") == {"2.6.0": "partly"}
+    assert cells(m, "optim.h") == {"2.6.0": "holds"}
+    assert matrix.SYMBOLS["partly"] == "\u25d0"
+    assert matrix.PATTERNS["partly"] not in {
         p for v, p in matrix.PATTERNS.items() if v != "partly"}, "partly reads in greyscale by its own pattern"
     assert "partly on 2.6.0: right for x; wrong for y" in md
-    assert '<select id="verdict">' in page and '<option value="partly">\u25d0 partly</option>' in page
+    assert '<select id="verdict">' in page
+    assert '<option value="partly">\u25d0 partly</option>' in page
     assert re.search(r'<tr class="claim" data-id="optim.p" data-topic="optim" data-changed="0" [^>]*'
                      r'data-verdicts="partly"', page), "the row carries its verdicts for the filter"
-    assert ".v-partly{background-color:" in page and "<b>partly</b>" in page
+    assert ".v-partly{background-color:" in page
+    assert "<b>partly</b>" in page
     assert "right for x; wrong for y" in detail(page, "optim.p")
     assert [s.get("partly") for s in matrix.summary(m)] == [1]

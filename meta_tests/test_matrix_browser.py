@@ -189,7 +189,8 @@ def test_the_search_filters_rows_by_claim_id_and_by_words(built, page):
     target = "optim.model-zero-grad-zeros" if "optim.model-zero-grad-zeros" in ids else ids[0]
     page.fill("#search", target)
     rows = visible_rows(page)
-    assert target in rows and all(target in r for r in rows), rows
+    assert target in rows, rows
+    assert all(target in r for r in rows), rows
     inv = inventory.load()
     words = " ".join(inv[target].text.split()[:3]).lower()
     page.fill("#search", words)
@@ -216,12 +217,16 @@ def test_a_claims_detail_opens_with_text_source_verdicts_and_evidence(built, pag
     dialog = page.locator("dialog#detail")
     assert dialog.is_visible()
     text = dialog.inner_text()
-    assert cid in text and inv[cid].text[:40] in text
+    assert cid in text
+    assert inv[cid].text[:40] in text
     assert inv[cid].source[0] in text
     assert "Decided by: benchmark-gpu" in text
-    assert "Verdict per version and device" in text and GPU in text
-    assert "Evidence" in text and f"test_claim[{cid}]" in text
-    assert "Benchmark figures" in text and "1.2x \u00b1 0.04" in text
+    assert "Verdict per version and device" in text
+    assert GPU in text
+    assert "Evidence" in text
+    assert f"test_claim[{cid}]" in text
+    assert "Benchmark figures" in text
+    assert "1.2x \u00b1 0.04" in text
     assert dialog.locator(".svgplot svg").count() == 1, "the benchmark plot (inline SVG)"
     page.click("#detail-close")
     assert not dialog.is_visible()
@@ -229,7 +234,8 @@ def test_a_claims_detail_opens_with_text_source_verdicts_and_evidence(built, pag
     other = next(c for c in inv.claims if c.startswith("nn."))
     page.fill("#search", other)
     page.click(f'#ranges tr[data-id="{other}"] td.seg >> nth=0')
-    assert dialog.is_visible() and other in dialog.inner_text()
+    assert dialog.is_visible()
+    assert other in dialog.inner_text()
     assert page.errors == []
 
 
@@ -254,7 +260,8 @@ def test_the_range_cells_say_what_the_json_reports_say(built, page):
         i = 0
         previous = None
         for verdict, device, first, last, span in cells:
-            assert columns[i] == first and columns[i + span - 1] == last, (cid, first, last, span)
+            assert columns[i] == first, (cid, first, last, span)
+            assert columns[i + span - 1] == last, (cid, first, last, span)
             assert set(devices[i:i + span]) == {device}
             for k in range(i, i + span):
                 assert truth[(columns[k], devices[k])][cid] == verdict, (cid, columns[k], devices[k])
@@ -280,7 +287,8 @@ def test_the_range_view_fits_a_1366x768_screen_without_horizontal_scrolling(buil
     _shoot(page, path, tmp_path / "screenshot-1366x768.png")
     # the full grid is one click away, and it may scroll inside its own box, never the page
     page.click("#show-grid")
-    assert page.locator("#grid").is_visible() and not page.locator("#ranges").is_visible()
+    assert page.locator("#grid").is_visible()
+    assert not page.locator("#ranges").is_visible()
     assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
     page.click("#show-ranges")
     assert page.locator("#ranges").is_visible()
@@ -318,7 +326,8 @@ def test_each_readme_search_example_puts_its_claim_first(built, page, query, cid
     page.goto(path.as_uri())
     page.fill("#search", query)
     rows = visible_rows(page)
-    assert rows and rows[0] == cid, f"{query!r}: first rows {rows[:5]}, expected {cid} first"
+    assert rows, f"{query!r}: no rows, expected {cid} first"
+    assert rows[0] == cid, f"{query!r}: first rows {rows[:5]}, expected {cid} first"
     assert page.errors == []
 
 
@@ -332,8 +341,9 @@ def test_search_matches_every_word_in_any_order_with_stems_and_synonyms(built, p
     page.fill("#search", "detach")
     rows = visible_rows(page)
     first_other = next(i for i, r in enumerate(rows) if "detach" not in r)
-    assert all("detach" in r for r in rows[:first_other]) and len(rows) > first_other, \
+    assert all("detach" in r for r in rows[:first_other]), \
         f"ID matches rank before matches in text or correction: {rows}"
+    assert len(rows) > first_other, f"no match in text or correction after the ID matches: {rows}"
 
 
 def test_by_note_order_lists_each_notes_claims_in_the_notes_order(built, page):
@@ -479,7 +489,8 @@ def test_a_partly_cell_has_its_symbol_and_legend_and_the_verdict_filter_finds_it
     page.goto(partly_page.as_uri())
     assert page.text_content('#ranges td.seg[data-claim="optim.half-right"]').strip().startswith("\u25d0")
     assert page.get_attribute('#ranges td.seg[data-claim="optim.half-right"]', "data-verdict") == "partly"
-    assert "partly" in page.text_content(".legend") and "\u25d0" in page.text_content(".legend")
+    assert "partly" in page.text_content(".legend")
+    assert "\u25d0" in page.text_content(".legend")
     assert visible_rows(page) == ["optim.half-right", "optim.right"]
     page.select_option("#verdict", "partly")
     assert visible_rows(page) == ["optim.half-right"]

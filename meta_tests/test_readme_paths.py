@@ -40,7 +40,8 @@ def created_paths(commands: list[str]) -> list[str]:
 
 def test_readme_commands_name_the_paths_this_test_reads():
     paths = created_paths(readme_commands())
-    assert any(p.startswith(".venv/") for p in paths) and any(p.startswith(".venv-tox/") for p in paths), paths
+    assert any(p.startswith(".venv/") for p in paths), paths
+    assert any(p.startswith(".venv-tox/") for p in paths), paths
     assert any(p.endswith(".md") for p in paths), f"no --claims-report path found in README: {paths}"
 
 
