@@ -1,6 +1,5 @@
 """docs/wrong-worlds.md, the index of which claims have a wrong-world check, is current."""
 import wrong_world_index
-
 from spec_runner import ROOT
 
 

@@ -32,7 +32,8 @@ def checks(folder: pathlib.Path = ROOT / "meta_tests") -> dict[str, list[str]]:
                 continue
             # the function (decorators included) and the module-level lists it reads (parametrize cases)
             parts = [node] + [assigned[n.id] for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in assigned]
-            named = {n.value for part in parts for n in ast.walk(part) if isinstance(n, ast.Constant) and n.value in ids}
+            named = {n.value for part in parts for n in ast.walk(part)
+                     if isinstance(n, ast.Constant) and n.value in ids}
             for cid in named:
                 found.setdefault(cid, []).append(f"{path.name}::{node.name}")
     return found
@@ -55,7 +56,8 @@ def render() -> str:
               "| topic | claims | with a check |", "|---|---|---|"]
     lines += [f"| {topic} | {len(cids)} | {sum(c in found for c in cids)} |" for topic, cids in by_topic.items()]
     for topic, cids in by_topic.items():
-        lines += ["", f"## {inv.titles.get(topic, topic)} (`{topic}.*`)", "", "| claim | standing | checked by |", "|---|---|---|"]
+        lines += ["", f"## {inv.titles.get(topic, topic)} (`{topic}.*`)", "",
+                  "| claim | standing | checked by |", "|---|---|---|"]
         for cid in cids:
             standings = "/".join(sorted({s.verdict for s in inv[cid].standings}))
             tests = "<br>".join(f"`{t}`" for t in sorted(found.get(cid, []))) or "—"
