@@ -6,7 +6,8 @@ from spec_runner import ROOT
 def test_the_committed_index_of_wrong_world_checks_is_current():
     page = ROOT / "docs" / "wrong-worlds.md"
     assert page.read_text(encoding="utf-8") == wrong_world_index.render(), (
-        "docs/wrong-worlds.md is out of date: python meta_tests/wrong_world_index.py > docs/wrong-worlds.md")
+        "docs/wrong-worlds.md is out of date: "
+        "python meta_tests/wrong_world/wrong_world_index.py > docs/wrong-worlds.md")
 
 
 def test_a_claim_named_by_a_wrong_world_test_counts_as_checked(tmp_path):

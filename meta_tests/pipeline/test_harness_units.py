@@ -13,7 +13,7 @@ from fixtures.needs import missing
 from harness import inventory, probe, report, verdicts
 from spec_runner import ROOT
 
-CHECKLIST = pathlib.Path(__file__).resolve().parents[2] / "shared" / "claims-checklist.md"
+CHECKLIST = pathlib.Path(__file__).resolve().parents[3] / "shared" / "claims-checklist.md"
 
 
 def write_inventory(tmp_path, body, topic="t"):
