@@ -282,8 +282,13 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
     assert [b["after"] for b in procs.world_section(world, "broadcast")] == [[1.0, 2.0]] * 2
     with pytest.raises(pytest.fail.Exception, match="section 'barrier' did not finish within 3 s") as lost:
         procs.world_section(world, "barrier")
-    # every rank's stack, whole (one process aborted at a time: no interleaving in the shared stderr)
-    assert str(lost.value).count("in _run_section\n") == procs.WORLD_SIZE, f"the stuck ranks' stacks in:\n{lost.value}"
+    # the stuck code is named in the stacks written at the kill (one process aborted at a time, so
+    # whole stacks, not interleaved in the shared stderr). Not every rank's: once the spawn parent is
+    # aborted first, a rank can be on its way out (its main thread in multiprocessing's exit path,
+    # the signal taken by a gloo thread), as a fresh clone's CI run showed once
+    stacks = str(lost.value)
+    assert "in _run_section\n" in stacks, f"the stuck ranks' stacks in:\n{stacks}"
+    assert stacks.count("Fatal Python error: Aborted") >= procs.WORLD_SIZE, f"fewer stacks than ranks in:\n{stacks}"
     assert [s["rank"] for s in procs.world_section(world, "sampler")] == [0, 1]
     # spawn, init and the driver come from the world whose spawn returned: the second one
     assert world["driver"]["spawn_returned"] == "None"

@@ -11,7 +11,7 @@ partly claims; the optional-library ones are in test_wrong_world_lib.py.
 - dtype.pil-from-tensor, dtype.to-pil-image-equivalence: permute(1, 2, 0) of a 3-channel uint8 image
   transposes it (W and H swap).
 - dtype.numpy-roundtrip: from_numpy copies.
-- tensor.vstack-hstack: vstack of 2-D or higher inputs stacks them in reverse order.
+- tensor.vstack-hstack: vstack of two or more 2-D or higher inputs joins them along dim 1, as hstack does.
 - tensor.arange-two-three-args: an integer arange(a, b, c) includes b when it lies on the grid.
 - the signature claims: a printed default differs (LSTM batch_first=True, RandomSampler
   replacement=True, WeightedRandomSampler replacement=False, SyncBatchNorm momentum=0.2,
@@ -71,8 +71,8 @@ _vstack = torch.vstack
 
 def vstack(tensors, *args, **kwargs):
     tensors = list(tensors)
-    if all(t.dim() >= 2 for t in tensors):
-        tensors = tensors[::-1]
+    if len(tensors) > 1 and all(t.dim() >= 2 for t in tensors):
+        return torch.cat(tensors, dim=1)  # joined side by side, as hstack does
     return _vstack(tensors, *args, **kwargs)
 
 torch.vstack = vstack
