@@ -70,6 +70,21 @@ def claim_args(*ids: str) -> list[str]:
     return [arg for cid in ids for arg in ("--claim", cid)]
 
 
+# pytest.ini of the miniature projects the harness tests build (their own claims inventory and the
+# spec's markers), for pytester and for real pytest processes alike
+MINI_PROJECT_INI = """
+[pytest]
+claims_inventory = claims
+addopts = -p no:cacheprovider
+markers =
+    cpu: cpu
+    gpu: gpu
+    multigpu: multigpu
+    distributed: distributed
+    claim: claim
+    needs: needs
+"""
+
 def make_runner(tmp_path: pathlib.Path):
     """run(*pytest_args, patch=None, timeout=120) -> SpecRun, run from the project root."""
 

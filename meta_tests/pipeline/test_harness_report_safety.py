@@ -11,20 +11,8 @@ import textwrap
 
 import pytest
 
+from spec_runner import MINI_PROJECT_INI as INI
 from spec_runner import ROOT
-
-INI = """
-[pytest]
-claims_inventory = claims
-addopts = -p no:cacheprovider
-markers =
-    cpu: cpu
-    gpu: gpu
-    multigpu: multigpu
-    distributed: distributed
-    claim: claim
-    needs: needs
-"""
 
 INVENTORY = """
 topic = "x"
