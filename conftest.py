@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["fixtures.needs", "harness.claims_plugin", "fixtures.state_guard", "fixtures.images", "fixtures.gpu",
-                  "fixtures.procs", "fixtures.bench"]
+                  "fixtures.threads", "fixtures.procs", "fixtures.bench"]
 
 # "ci" is derandomized: the claims report must not depend on the luck of the draw.
 settings.register_profile(

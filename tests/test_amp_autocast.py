@@ -17,9 +17,9 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.amp import CPU_GRADSCALER_SINCE, make_scaler
 from fixtures.needs import device_params
 
-CPU_GRADSCALER_SINCE = "2.3"  # torch 2.3 release: torch.amp.GradScaler("cpu")
 CUDA_AMP_DEPRECATED_SINCE = "2.4"  # torch 2.4 release: FutureWarning on torch.cuda.amp.*
 AUTOCAST_DTYPE = {"cpu": torch.bfloat16, "cuda": torch.float16}
 WITH_REAL_SCALER = device_params(cpu=pytest.mark.needs(min_torch=CPU_GRADSCALER_SINCE))
@@ -43,12 +43,6 @@ for epoch in range(epochs):
         scaler.update()
         opt.zero_grad()
 """
-
-
-def make_scaler(device, **kwargs):
-    if hasattr(torch.amp, "GradScaler"):  # torch >= 2.3
-        return torch.amp.GradScaler(device, **kwargs)
-    return torch.cuda.amp.GradScaler(**kwargs)  # a disabled one works on any device
 
 
 def small_problem(device):

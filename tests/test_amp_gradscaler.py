@@ -10,20 +10,12 @@ import pytest
 import torch
 from torch.testing import assert_close
 
+from fixtures.amp import CPU_GRADSCALER_SINCE, make_scaler
 from fixtures.needs import device_params
 from fixtures.versions import torch_at_least
 
-# torch 2.3 added the device-generic torch.amp.GradScaler and with it a CPU GradScaler;
-# before that only torch.cuda.amp.GradScaler existed.
-CPU_GRADSCALER_SINCE = "2.3"
 DEVICES = device_params(cpu=pytest.mark.needs(min_torch=CPU_GRADSCALER_SINCE))
 INIT_SCALE = 65536.0  # 2**16, GradScaler's default init_scale
-
-
-def make_scaler(device, **kwargs):
-    if hasattr(torch.amp, "GradScaler"):
-        return torch.amp.GradScaler(device, **kwargs)
-    return torch.cuda.amp.GradScaler(**kwargs)
 
 
 def opt_state_enum():

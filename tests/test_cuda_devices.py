@@ -25,8 +25,8 @@ import torch
 from torch import nn
 
 from fixtures import procs
-from fixtures.versions import torch_at_least
 from fixtures.gpu import worker_cuda_index
+from fixtures.versions import torch_at_least
 
 # torch.cuda.get_device_properties(i).uuid: added by PR pytorch#125083 (cudaDeviceProp::uuid),
 # first released in torch 2.5; torch 2.1-2.4 raise AttributeError. Evidence (the installed tox
@@ -303,7 +303,7 @@ def test_is_available_is_false_and_cuda_tensors_fail_when_no_gpu_is_visible(no_g
 @pytest.mark.claim("cuda.is-available")
 @pytest.mark.needs(gpus=1)
 def test_is_available_is_true_and_cuda_tensors_work_with_a_gpu(cuda_device):
-    # needs(gpus=1) already took is_available() and device_count() >= 1 (fixtures/report.py
+    # needs(gpus=1) already took is_available() and device_count() >= 1 (harness/probe.py
     # cuda_status counts GPUs only when is_available() is True): a CUDA tensor must work
     x = torch.ones(3, device=cuda_device) * 2
     assert x.is_cuda and x.sum().item() == 6.0

@@ -21,7 +21,7 @@ import time
 import pytest
 import torch
 
-from fixtures.gpu import cuda_ms, sleep_cycles_for
+from fixtures.gpu import sleep_cycles_for
 
 MiB = 2**20
 BLOCK = 256 * MiB  # a multiple of the allocator's 2 MiB rounding: its size is counted exactly

@@ -8,7 +8,6 @@ Random samplers get a seeded torch.Generator; statistical checks use enough draw
 sampler with other semantics cannot pass them by luck (bounds are stated in sigmas).
 """
 import collections
-import inspect
 import types
 
 import pytest
@@ -27,13 +26,10 @@ from torch.utils.data import (
 from torch.utils.data.distributed import DistributedSampler
 
 from fixtures import signatures
-from fixtures.signatures import signature_parameters
+from fixtures.signatures import EMPTY, signature_parameters
 
 BUILTIN_SAMPLERS = [SequentialSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler, BatchSampler,
                     DistributedSampler]
-
-
-EMPTY = inspect.Parameter.empty  # a parameter without a default
 
 # the note's printed signatures (signature claims: fixtures/signatures.py states the rule)
 NOTE_RANDOM_SAMPLER = [("data_source", EMPTY), ("replacement", False), ("num_samples", None)]

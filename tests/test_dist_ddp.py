@@ -38,11 +38,12 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
-from fixtures import procs
+from fixtures import dist_workers, procs
 from fixtures.bench import cuda_synced
 from fixtures.dist_workers.ddp_bench import COMMAND as DDP_WORKER
 from fixtures.dist_workers.ddp_bench import mlp, training_step
 from fixtures.procs import line_workers, world_section
+from fixtures.tensors import f32
 
 LR = 0.1  # the world's SGD step
 DDP_START_S = 240  # three torch imports, CUDA and NCCL in two ranks, DDP's buckets, warm-up steps
@@ -50,10 +51,6 @@ DDP_ANSWER_S = 60  # one command: a few training steps
 BENCH_STEPS = 20  # training steps per timed call, on both sides
 WIDTH, DEPTH, BATCH = 1024, 6, 256  # per GPU: DDP ranks take BATCH rows each, DataParallel 2 x BATCH
 COMM_ROWS_PER_GPU = 4  # weak scaling: the same tiny compute per GPU, so the step is communication
-
-
-def t(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.float32)
 
 
 class Probe(nn.Module):
@@ -99,7 +96,7 @@ def test_dataparallel_uses_threads_of_one_process_ddp_separate_processes(gloo_wo
     pids = {pid for _, _, _, pid in probe.seen}
     threads = {tid for _, _, tid, _ in probe.seen}
     assert pids == {os.getpid()} and len(threads) == 2, f"DataParallel replicas ran in {probe.seen}"
-    ranks = world_section(gloo_world, "spawn")
+    ranks = world_section(gloo_world, dist_workers.SPAWN)
     assert len({r["pid"] for r in ranks}) == procs.WORLD_SIZE, "DDP: one process per rank"
 
 
@@ -111,8 +108,8 @@ def test_dataparallel_has_only_local_devices_ddp_a_process_group(gloo_world):
     ddp_params = inspect.signature(nn.parallel.DistributedDataParallel.__init__).parameters
     assert "process_group" in ddp_params
     # DDP's replicas are separate processes that only share a TCP rendezvous (MASTER_ADDR:PORT)
-    ddp = world_section(gloo_world, "ddp")
-    assert len({r["pid"] for r in world_section(gloo_world, "spawn")}) == procs.WORLD_SIZE
+    ddp = world_section(gloo_world, dist_workers.DDP)
+    assert len({r["pid"] for r in world_section(gloo_world, dist_workers.SPAWN)}) == procs.WORLD_SIZE
     assert ddp[0]["after_step"] == ddp[1]["after_step"]
 
 
@@ -304,7 +301,7 @@ def test_dataparallel_scatters_from_wherever_the_input_is(source):
 @pytest.mark.claim("dist.ddp-same-seed")
 @pytest.mark.needs(processes=True)
 def test_ddp_makes_differently_seeded_replicas_identical_at_construction(world):
-    ddp = world_section(world, "ddp")
+    ddp = world_section(world, dist_workers.DDP)
     assert ddp[0]["own_init"] != ddp[1]["own_init"], "the ranks were seeded differently"
     for rank, s in enumerate(ddp):
         assert s["after_wrap"] == ddp[0]["own_init"], f"rank {rank} kept its own weights after DDP(...)"
@@ -314,13 +311,13 @@ def test_ddp_makes_differently_seeded_replicas_identical_at_construction(world):
 @pytest.mark.claim("dist.ddp-grad-average")
 @pytest.mark.needs(processes=True)
 def test_ddp_averages_gradients_and_leaves_each_loss_local(world):
-    ddp = world_section(world, "ddp")
-    mean = torch.stack([t(s["alone_grad"]) for s in ddp]).mean(0)
-    total = torch.stack([t(s["alone_grad"]) for s in ddp]).sum(0)
+    ddp = world_section(world, dist_workers.DDP)
+    mean = torch.stack([f32(s["alone_grad"]) for s in ddp]).mean(0)
+    total = torch.stack([f32(s["alone_grad"]) for s in ddp]).sum(0)
     for rank, s in enumerate(ddp):
-        assert_close(t(s["grad"]), mean, msg=lambda m: f"rank {rank}: DDP gradient is not the mean\n{m}")
-        assert not torch.allclose(t(s["grad"]), total), "summed, not averaged"
-        assert_close(t(s["after_step"]), t(s["after_wrap"]) - LR * t(s["grad"]))
+        assert_close(f32(s["grad"]), mean, msg=lambda m: f"rank {rank}: DDP gradient is not the mean\n{m}")
+        assert not torch.allclose(f32(s["grad"]), total), "summed, not averaged"
+        assert_close(f32(s["after_step"]), f32(s["after_wrap"]) - LR * f32(s["grad"]))
         assert s["loss"] == s["alone_loss"], "the loss a rank sees is computed on its own data only"
     assert ddp[0]["loss"] != ddp[1]["loss"], "losses are not synchronized across ranks"
 
@@ -328,7 +325,7 @@ def test_ddp_averages_gradients_and_leaves_each_loss_local(world):
 @pytest.mark.claim("dist.ddp-load-after-wrap")
 @pytest.mark.needs(processes=True)
 def test_checkpoint_loading_before_and_after_wrapping(world):
-    ckpt = world_section(world, "load_after_wrap")
+    ckpt = world_section(world, dist_workers.LOAD_AFTER_WRAP)
     for rank, s in enumerate(ckpt):
         # before wrapping, rank 0 alone: the constructor's broadcast gives everyone the checkpoint
         assert set(s["rank0_loads_before_wrap"]) == {0.25}, f"rank {rank}: {s['rank0_loads_before_wrap'][:4]}"
@@ -336,8 +333,8 @@ def test_checkpoint_loading_before_and_after_wrapping(world):
         assert "Missing key(s)" in err and '"module.fc.weight"' in err and "Unexpected key(s)" in err, err
         assert set(s["prefixed_checkpoint_into_wrapper"]) == {0.25}
     # after wrapping, rank 0 alone: never propagated, not even by a training step
-    loaded = [t(s["rank0_loads_after_wrap"]) for s in ckpt]
-    stepped = [t(s["rank0_loads_after_wrap_then_step"]) for s in ckpt]
+    loaded = [f32(s["rank0_loads_after_wrap"]) for s in ckpt]
+    stepped = [f32(s["rank0_loads_after_wrap_then_step"]) for s in ckpt]
     assert set(loaded[0].tolist()) == {0.25} and 0.25 not in set(loaded[1].tolist()), "rank 1 kept its own weights"
     # both ranks apply the same averaged gradient, so the gap between them stays as it was
     assert_close(stepped[0] - stepped[1], loaded[0] - loaded[1])
@@ -347,14 +344,14 @@ def test_checkpoint_loading_before_and_after_wrapping(world):
 @pytest.mark.claim("dist.ddp-device-ids")
 @pytest.mark.needs(gpus=2, processes=True)
 def test_each_rank_wraps_the_model_on_its_own_gpu(nccl_world):
-    for rank, s in enumerate(world_section(nccl_world, "ddp")):
+    for rank, s in enumerate(world_section(nccl_world, dist_workers.DDP)):
         assert s["device_ids"] == [rank] and s["param_device"] == f"cuda:{rank}", s
 
 
 @pytest.mark.claim("dist.ddp-module-attr")
 @pytest.mark.needs(processes=True)
 def test_model_module_fc_is_the_wrapped_models_layer(world):
-    for s in world_section(world, "ddp"):
+    for s in world_section(world, dist_workers.DDP):
         assert s["module_is_model"] and s["module_fc_is_fc"]
         assert "has no attribute 'fc'" in (s["wrapper_fc_error"] or ""), s["wrapper_fc_error"]
         assert s["wrapper_keys"] == ["module." + k for k in s["model_keys"]]

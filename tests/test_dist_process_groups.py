@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import procs
+from fixtures import dist_workers, procs
 from fixtures.dist_workers.spawn_world import SPAWN_MARKER
 from fixtures.procs import world_section
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.needs(processes=True)
 
 @pytest.mark.claim("dist.spawn-args")
 def test_spawn_starts_nprocs_processes_each_calling_fn_with_its_index_then_args(gloo_world):
-    spawn = world_section(gloo_world, "spawn")
+    spawn = world_section(gloo_world, dist_workers.SPAWN)
     driver = gloo_world["driver"]
     assert [s["index"] for s in spawn] == list(range(procs.WORLD_SIZE))
     for s in spawn:
@@ -34,7 +34,7 @@ def test_spawn_starts_nprocs_processes_each_calling_fn_with_its_index_then_args(
 
 @pytest.mark.claim("dist.init-gloo-env", "dist.spawn-and-launch")
 def test_init_process_group_with_master_env_and_explicit_rank(world):
-    init = world_section(world, "init")
+    init = world_section(world, dist_workers.INIT)
     for rank, s in enumerate(init):
         got = (s["initialized"], s["backend"], s["rank"], s["world_size"])
         assert got == (True, world["backend"], rank, procs.WORLD_SIZE), f"rank {rank}: {s}"
@@ -42,7 +42,7 @@ def test_init_process_group_with_master_env_and_explicit_rank(world):
 
 @pytest.mark.claim("dist.default-group")
 def test_the_world_group_is_the_only_group_until_new_group_is_called(world):
-    groups = world_section(world, "default_group")
+    groups = world_section(world, dist_workers.DEFAULT_GROUP)
     for rank, g in enumerate(groups):
         if g["groups_after_init"] is not None:  # a private registry; absent in some releases
             assert g["groups_after_init"] == 1, f"rank {rank}: {g['groups_after_init']} groups right after init"
@@ -57,7 +57,7 @@ def test_the_world_group_is_the_only_group_until_new_group_is_called(world):
 
 @pytest.mark.claim("dist.broadcast")
 def test_broadcast_overwrites_the_tensor_on_every_rank_with_rank0s(world):
-    b = world_section(world, "broadcast")
+    b = world_section(world, dist_workers.BROADCAST)
     assert b[1]["before"] != b[0]["before"]
     for rank, s in enumerate(b):
         assert s["after"] == b[0]["before"], f"rank {rank}: {s['before']} -> {s['after']}, rank 0 had {b[0]['before']}"
@@ -66,7 +66,7 @@ def test_broadcast_overwrites_the_tensor_on_every_rank_with_rank0s(world):
 
 @pytest.mark.claim("dist.all-gather")
 def test_all_gather_fills_the_given_list_with_every_ranks_tensor(world):
-    g = world_section(world, "all_gather")
+    g = world_section(world, dist_workers.ALL_GATHER)
     every = [s["mine"] for s in g]
     for rank, s in enumerate(g):
         assert s["gathered"] == every, f"rank {rank} gathered {s['gathered']}, expected {every}"
@@ -80,7 +80,7 @@ def test_all_gather_fills_the_given_list_with_every_ranks_tensor(world):
 
 @pytest.mark.claim("dist.barrier")
 def test_no_rank_leaves_the_barrier_before_the_last_one_enters_it(world):
-    b = world_section(world, "barrier")
+    b = world_section(world, dist_workers.BARRIER)
     last_in = max(s["enter"] for s in b)
     first_out = min(s["leave"] for s in b)
     # rank 1 arrives 0.5 s late; rank 0 must wait for it

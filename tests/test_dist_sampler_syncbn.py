@@ -25,9 +25,10 @@ from torch.testing import assert_close
 from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
+from fixtures import dist_workers, signatures
 from fixtures.procs import WORLD_SIZE, world_section
-from fixtures import signatures
 from fixtures.signatures import parameters_without_self, signature_parameters
+from fixtures.tensors import f32
 from fixtures.versions import torch_at_least
 
 # torch 2.0 (PR pytorch#89706): SyncBatchNorm outside an initialized process group falls back
@@ -42,10 +43,6 @@ TWO_FORWARDS_OK_SINCE = "2.12"
 BROADCAST_BUFFERS_DEPRECATED_SINCE = "2.13"
 MOMENTUM = 0.1
 DATASET = list(range(11))  # 11 items over 2 ranks: one index is repeated to pad
-
-
-def t(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.float32)
 
 
 def local_bn(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -63,7 +60,7 @@ def init_params(cls) -> list:
 @pytest.mark.claim("dist.sampler-shard")
 @pytest.mark.needs(processes=True)
 def test_sampler_takes_rank_and_world_size_from_the_default_group(world):
-    shards = world_section(world, "sampler")
+    shards = world_section(world, dist_workers.SAMPLER)
     for rank, s in enumerate(shards):
         assert (s["num_replicas"], s["rank"]) == (WORLD_SIZE, rank)
         same = DistributedSampler(DATASET, num_replicas=WORLD_SIZE, rank=rank)  # no group needed this way
@@ -124,7 +121,7 @@ def test_loader_shuffle_must_be_off_when_a_sampler_is_given():
 @pytest.mark.claim("dist.sampler-set-epoch")
 @pytest.mark.needs(processes=True)
 def test_in_a_group_the_order_changes_only_after_set_epoch(world):
-    for s in world_section(world, "sampler"):
+    for s in world_section(world, dist_workers.SAMPLER):
         assert s["epoch0_again"] == s["epoch0"] and s["epoch1"] != s["epoch0"], s
 
 
@@ -134,25 +131,25 @@ def test_in_a_group_the_order_changes_only_after_set_epoch(world):
 @pytest.mark.claim("dist.bn-per-device-default")
 @pytest.mark.needs(processes=True)
 def test_without_syncbn_each_rank_normalizes_with_its_own_batch(world):
-    bn = [s["default"] for s in world_section(world, "bn")]
-    everything = torch.cat([t(s["x1"]) for s in bn])
+    bn = [s["default"] for s in world_section(world, dist_workers.BN)]
+    everything = torch.cat([f32(s["x1"]) for s in bn])
     for rank, s in enumerate(bn):
-        x, y = t(s["x1"]), t(s["y1"])
+        x, y = f32(s["x1"]), f32(s["y1"])
         assert_close(y, local_bn(x), msg=lambda m: f"rank {rank}: not normalized with its own statistics\n{m}")
         global_rows = local_bn(everything)[rank * len(x):(rank + 1) * len(x)]
         assert not torch.allclose(y, global_rows, atol=1e-3), "normalized with the global batch"
-        assert_close(t(s["running_mean_1"]), MOMENTUM * x.mean(0))  # from zero, with its own mean
+        assert_close(f32(s["running_mean_1"]), MOMENTUM * x.mean(0))  # from zero, with its own mean
 
 
 @pytest.mark.claim("dist.bn-inplace-error")
 @pytest.mark.needs(processes=True)
 def test_broadcast_buffers_copies_rank0s_running_stats_before_each_forward(world):
     for label, source in (("default", 0), ("broadcast_buffers_false", None)):
-        bn = [s[label] for s in world_section(world, "bn")]
+        bn = [s[label] for s in world_section(world, dist_workers.BN)]
         for rank, s in enumerate(bn):
-            start = t(bn[rank if source is None else source]["running_mean_1"])
-            expected = (1 - MOMENTUM) * start + MOMENTUM * t(s["x2"]).mean(0)
-            assert_close(t(s["running_mean_2"]), expected, msg=lambda m: f"{label}, rank {rank}\n{m}")
+            start = f32(bn[rank if source is None else source]["running_mean_1"])
+            expected = (1 - MOMENTUM) * start + MOMENTUM * f32(s["x2"]).mean(0)
+            assert_close(f32(s["running_mean_2"]), expected, msg=lambda m: f"{label}, rank {rank}\n{m}")
         deprecated = any("`broadcast_buffers` is deprecated" in w for w in bn[0]["warnings"])
         assert deprecated == (label != "default" and torch_at_least(BROADCAST_BUFFERS_DEPRECATED_SINCE)), bn[0]["warnings"]
 
@@ -167,7 +164,7 @@ def test_plain_batchnorm_trains_under_ddp_and_the_inplace_error_needs_two_forwar
     two_forwards = ["default/two_forwards_one_backward", "default/eval_two_forwards_one_backward"]
     if world["backend"] == "nccl":
         two_forwards.append("syncbn/eval_two_forwards_one_backward")
-    for rank, runs in enumerate(world_section(world, "bn_inplace")):
+    for rank, runs in enumerate(world_section(world, dist_workers.BN_INPLACE)):
         expected_variants = {"default", "broadcast_buffers_false"} | ({"syncbn"} if world["backend"] == "nccl" else set())
         assert {k.split("/")[0] for k in runs} == expected_variants, sorted(runs)
         # an ordinary loop, and anything with broadcast_buffers=False, always trains
@@ -183,7 +180,7 @@ def test_plain_batchnorm_trains_under_ddp_and_the_inplace_error_needs_two_forwar
 @pytest.mark.claim("dist.bn-inplace-error")
 @pytest.mark.needs(processes=True)
 def test_syncbn_is_no_way_out_on_cpu(gloo_world):
-    for s in world_section(gloo_world, "syncbn"):
+    for s in world_section(gloo_world, dist_workers.SYNCBN):
         assert s["ddp_of_cpu_syncbn"] == "SyncBatchNorm layers only work with GPU modules"
         assert (s["cpu_train_forward_in_group"] or "").startswith("SyncBatchNorm expected input tensor to be on GPU")
 
@@ -233,7 +230,7 @@ def test_convert_sync_batchnorm_swaps_only_the_batchnorm_layers(gloo_world):
     assert [type(m).__name__ for m in converted] == ["Linear", "SyncBatchNorm", "ReLU"]
     assert converted[0] is linear, "other layers are kept, not copied"
     assert set(converted[1].running_mean.tolist()) == {0.5} and set(converted[1].weight.tolist()) == {2.0}
-    for s in world_section(gloo_world, "syncbn"):
+    for s in world_section(gloo_world, dist_workers.SYNCBN):
         assert s["converted"] == ["Linear", "SyncBatchNorm", "ReLU", "Linear"]
 
 
@@ -262,17 +259,17 @@ def test_negative_eps_is_accepted_by_the_constructor_but_not_valid():
 @pytest.mark.claim("dist.syncbn-global-stats")
 @pytest.mark.needs(gpus=2, processes=True)
 def test_syncbn_normalizes_with_all_ranks_data_and_backpropagates_globally(nccl_world):
-    ranks = world_section(nccl_world, "syncbn")
-    x = torch.cat([t(s["x"]) for s in ranks]).requires_grad_()
-    weight = torch.cat([t(s["weight"]) for s in ranks])
+    ranks = world_section(nccl_world, dist_workers.SYNCBN)
+    x = torch.cat([f32(s["x"]) for s in ranks]).requires_grad_()
+    weight = torch.cat([f32(s["weight"]) for s in ranks])
     y = local_bn(x)  # one BatchNorm over the whole global batch
     (y * weight).sum().backward()
     rows = len(ranks[0]["x"])
     for rank, s in enumerate(ranks):
         part = slice(rank * rows, (rank + 1) * rows)
-        assert_close(t(s["y"]), y[part].detach(), msg=lambda m: f"rank {rank} output\n{m}")
-        assert_close(t(s["x_grad"]), x.grad[part], msg=lambda m: f"rank {rank} input gradient\n{m}")
-        assert_close(t(s["running_mean"]), MOMENTUM * x.detach().mean(0))
+        assert_close(f32(s["y"]), y[part].detach(), msg=lambda m: f"rank {rank} output\n{m}")
+        assert_close(f32(s["x_grad"]), x.grad[part], msg=lambda m: f"rank {rank} input gradient\n{m}")
+        assert_close(f32(s["running_mean"]), MOMENTUM * x.detach().mean(0))
 
 
 @pytest.mark.claim("dist.syncbn-with-dp")

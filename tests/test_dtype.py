@@ -16,18 +16,17 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from fixtures.strategies import SPACE
 from fixtures.tensors import storage_ptr
 from fixtures.versions import torch_at_least
 
 # PyTorch 2.1 deprecated torch.set_default_tensor_type (UserWarning pointing to
 # torch.set_default_dtype / torch.set_default_device).
 DEFAULT_TENSOR_TYPE_DEPRECATED = "2.1"
-
-SPACE = settings(max_examples=25)
 
 
 def array_ptr(a):

@@ -15,18 +15,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fixtures import signatures
+from fixtures.tensors import assert_same
 
 pytestmark = pytest.mark.needs(libs=["einops"])
 
 dims = st.integers(min_value=0, max_value=4)  # size-0 and size-1 axes included
 small = st.integers(min_value=1, max_value=3)
-
-
-def assert_same(actual, expected, call):
-    __tracebackhide__ = True
-    assert isinstance(actual, torch.Tensor), f"{call} returned {type(actual).__name__}, not a torch.Tensor"
-    assert actual.shape == expected.shape, f"{call}: shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
-    assert torch.equal(actual, expected), f"{call}: values differ from the permute/reshape reference"
 
 
 # the note's printed signature (a signature claim, fixtures/signatures.py)

@@ -8,14 +8,13 @@ torch (see requirements-lib-fast-transformers.txt). Models here are tiny and run
 so dropout does not blur the comparisons.
 """
 import importlib
-import inspect
 
 import pytest
 import torch
 from torch.testing import assert_close
 
 from fixtures import signatures
-from fixtures.signatures import signature_parameters
+from fixtures.signatures import EMPTY, signature_parameters
 
 pytestmark = pytest.mark.needs(libs=["fast_transformers"])
 
@@ -32,8 +31,6 @@ BUILDER_KWARGS = dict(  # the note's from_kwargs call, with small sizes
     attention_type="causal-linear",
 )
 
-
-EMPTY = inspect.Parameter.empty
 # the note's printed signatures (signature claims, fixtures/signatures.py): (constructor, forward)
 NOTE_DECODER = ([("self_attention", EMPTY), ("cross_attention", EMPTY), ("d_model", EMPTY), ("d_ff", None),
                  ("dropout", 0.1), ("activation", "relu")],
@@ -199,9 +196,9 @@ def test_recurrent_encoder_layer_signature_has_forward_memory_beyond_the_note():
 
 @pytest.mark.claim("lib.ft-recurrent-encoder", half="holding")
 def test_recurrent_encoder_layer_steps_one_element_and_matches_the_causal_layer():
+    from fast_transformers.masking import TriangularCausalMask
     from fast_transformers.recurrent.attention import RecurrentAttentionLayer, RecurrentLinearAttention
     from fast_transformers.recurrent.transformers import RecurrentTransformerEncoderLayer
-    from fast_transformers.masking import TriangularCausalMask
 
     batch = causal_linear_layer()
     recurrent = RecurrentTransformerEncoderLayer(

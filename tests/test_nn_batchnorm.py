@@ -3,8 +3,8 @@
 Notes: 000_03e1e7bc9bbd04f1.txt › 1. 模型 › 模型参数 (the BN special case of parameters()
 vs state_dict()).
 """
-import torch
 import pytest
+import torch
 from torch import nn
 from torch.testing import assert_close
 

@@ -8,10 +8,10 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-SPACE = settings(max_examples=25)
+from fixtures.strategies import SPACE
 
 
 @pytest.mark.claim("tensor.arange-one-arg")

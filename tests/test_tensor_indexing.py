@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-SPACE = settings(max_examples=25)
+from fixtures.strategies import SPACE, shapes
 
 # PyTorch 2.1 made non-bool masks an error in masked_fill (pytorch/pytorch#96594); before,
 # integer masks worked (uint8 with a deprecation warning) and float masks filled nothing.
@@ -38,10 +38,6 @@ def run_note(code, **names):
     namespace = {"torch": torch, **names}
     exec(compile(code, "<note>", "exec"), namespace)
     return namespace
-
-
-def shapes(min_dims=0, max_dims=4, max_side=3):
-    return st.lists(st.integers(0, max_side), min_size=min_dims, max_size=max_dims).map(tuple)
 
 
 def sparse_ints(shape, seed=0):

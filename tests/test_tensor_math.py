@@ -13,11 +13,11 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-# Shape spaces are small: a few dozen draws per property cover them and keep the module fast.
-SPACE = settings(max_examples=25)
+from fixtures.strategies import SPACE, dim_of, shapes
+from fixtures.tensors import assert_same
 
 # The note's pairwise-distance line as printed (with its ':.' typo).
 NOTE_PAIRWISE_LINE = "dist = torch.sqrt(torch.sum((X1[:. None, :]-X2)))"
@@ -25,21 +25,10 @@ NOTE_PAIRWISE_LINE = "dist = torch.sqrt(torch.sum((X1[:. None, :]-X2)))"
 side = st.integers(0, 4)
 
 
-def shapes(min_dims=0, max_dims=4, max_side=3):
-    return st.lists(st.integers(0, max_side), min_size=min_dims, max_size=max_dims).map(tuple)
-
-
 def ints(shape, seed=0):
     """Small integer values as float64: sums and products of them are exact."""
     g = torch.Generator().manual_seed(seed)
     return torch.randint(-5, 6, shape, generator=g).double()
-
-
-def assert_same(actual, expected, what):
-    __tracebackhide__ = True
-    expected = torch.as_tensor(expected, dtype=actual.dtype)
-    assert actual.shape == expected.shape, f"{what}: shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
-    assert torch.equal(actual, expected), f"{what}: values differ\nactual   {actual}\nexpected {expected}"
 
 
 # -- allclose vs equal ---------------------------------------------------------------
@@ -249,7 +238,7 @@ def test_max_without_dim_refuses_an_empty_tensor():
 @given(shape=shapes(min_dims=1).filter(lambda s: math.prod(s) > 0), data=st.data())
 def test_max_with_dim_returns_values_and_their_indices(shape, data):
     t = ints(shape)
-    d = data.draw(st.integers(-len(shape), len(shape) - 1), label="dim")
+    d = data.draw(dim_of(len(shape)), label="dim")
     result = torch.max(t, d)
     assert isinstance(result, tuple) and len(result) == 2
     values, indices = result

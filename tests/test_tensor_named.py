@@ -11,8 +11,7 @@ side of that boundary; the side that does not apply to the installed torch is sk
 import pytest
 import torch
 
-# PyTorch 2.13 removed named tensors (pytorch/pytorch#173895).
-NAMED_TENSORS_REMOVED = "2.13"
+from fixtures.versions import NAMED_TENSORS_REMOVED
 
 NCHW = ["N", "C", "H", "W"]
 

@@ -13,34 +13,17 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from fixtures.versions import torch_at_least
-
-# PyTorch 2.13 removed named tensors and with them the Dimname overload of squeeze that
-# used to catch squeeze(None) (pytorch/pytorch#173895).
-NAMED_TENSORS_REMOVED = "2.13"
-
-
-# Shape spaces are small (up to 5 axes of size 0..4): a few dozen draws per property cover
-# them well, and keep this module within the suite's CPU budget.
-SPACE = settings(max_examples=25)
-
-
-def shapes(min_dims=0, max_dims=4, max_side=3):
-    return st.lists(st.integers(0, max_side), min_size=min_dims, max_size=max_dims).map(tuple)
+from fixtures.strategies import SPACE, dim_of, new_dim_of, shapes
+from fixtures.tensors import assert_same
+from fixtures.versions import NAMED_TENSORS_REMOVED, torch_at_least
 
 
 def numbered(shape, dtype=torch.float32):
     """A tensor whose entries are 0, 1, 2, ... in row-major order: every value says where it came from."""
     return torch.arange(math.prod(shape), dtype=dtype).reshape(shape)
-
-
-def assert_same(actual, expected, what):
-    __tracebackhide__ = True
-    assert actual.shape == expected.shape, f"{what}: shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
-    assert torch.equal(actual, expected), f"{what}: values differ\nactual   {actual}\nexpected {expected}"
 
 
 # -- flatten ---------------------------------------------------------------------------
@@ -52,8 +35,8 @@ def assert_same(actual, expected, what):
 def test_flatten_merges_start_dim_through_end_dim_inclusive(shape, data):
     t = numbered(shape)
     ndim = max(len(shape), 1)  # a 0-d tensor flattens like a 1-d one
-    start = data.draw(st.integers(-ndim, ndim - 1), label="start_dim")
-    end = data.draw(st.integers(-ndim, ndim - 1), label="end_dim")
+    start = data.draw(dim_of(ndim), label="start_dim")
+    end = data.draw(dim_of(ndim), label="end_dim")
     s, e = start % ndim, end % ndim
     if s > e:
         with pytest.raises(RuntimeError, match="start_dim cannot come after end_dim"):
@@ -107,7 +90,7 @@ def test_a_literal_ellipsis_before_none_puts_the_new_axis_last():
 @given(shape=shapes(), data=st.data())
 def test_unsqueeze_equals_indexing_with_colons_then_none(shape, data):
     t = numbered(shape)
-    d = data.draw(st.integers(-len(shape) - 1, len(shape)), label="dim")
+    d = data.draw(new_dim_of(len(shape)), label="dim")
     pos = d if d >= 0 else d + len(shape) + 1
     out = t.unsqueeze(d)
     assert out.shape == shape[:pos] + (1,) + shape[pos:], f"unsqueeze({d}) on {shape} gave {tuple(out.shape)}"
@@ -130,7 +113,7 @@ def test_unsqueeze_rejects_dims_outside_minus_ndim_minus_1_to_ndim(d):
 @given(shape=shapes(min_dims=1, max_side=2), data=st.data())
 def test_squeeze_dim_removes_that_axis_only_when_its_size_is_1(shape, data):
     t = numbered(shape)
-    d = data.draw(st.integers(-len(shape), len(shape) - 1), label="dim")
+    d = data.draw(dim_of(len(shape)), label="dim")
     out = t.squeeze(d)
     pos = d % len(shape)
     expected = shape[:pos] + shape[pos + 1 :] if shape[pos] == 1 else shape
@@ -214,8 +197,8 @@ def test_permute_reorders_all_axes_like_numpy_transpose(shape, data):
 @given(shape=shapes(min_dims=1, max_dims=4), data=st.data())
 def test_transpose_swaps_exactly_two_axes(shape, data):
     t = numbered(shape)
-    d0 = data.draw(st.integers(-len(shape), len(shape) - 1), label="dim0")
-    d1 = data.draw(st.integers(-len(shape), len(shape) - 1), label="dim1")
+    d0 = data.draw(dim_of(len(shape)), label="dim0")
+    d1 = data.draw(dim_of(len(shape)), label="dim1")
     order = list(range(len(shape)))
     order[d0 % len(shape)], order[d1 % len(shape)] = order[d1 % len(shape)], order[d0 % len(shape)]
     assert_same(t.transpose(d0, d1), t.permute(*order), f"transpose({d0}, {d1}) on {shape}")
@@ -245,14 +228,14 @@ def test_note_example_three_10x5_tensors():
 @given(shape=shapes(min_dims=1), k=st.integers(1, 4), data=st.data())
 def test_cat_grows_an_existing_axis_while_stack_adds_a_new_one(shape, k, data):
     parts = [numbered(shape) + 100 * i for i in range(k)]
-    d = data.draw(st.integers(-len(shape), len(shape) - 1), label="cat dim")
+    d = data.draw(dim_of(len(shape)), label="cat dim")
     pos = d % len(shape)
     cat = torch.cat(parts, dim=d)
     assert cat.shape == shape[:pos] + (k * shape[pos],) + shape[pos + 1 :], f"cat(dim={d}) gave {tuple(cat.shape)}"
     for i, p in enumerate(parts):
         assert torch.equal(cat.narrow(pos, i * shape[pos], shape[pos]), p)
 
-    s = data.draw(st.integers(-len(shape) - 1, len(shape)), label="stack dim")
+    s = data.draw(new_dim_of(len(shape)), label="stack dim")
     spos = s if s >= 0 else s + len(shape) + 1
     stacked = torch.stack(parts, dim=s)
     assert stacked.shape == shape[:spos] + (k,) + shape[spos:], f"stack(dim={s}) gave {tuple(stacked.shape)}"

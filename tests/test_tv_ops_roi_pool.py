@@ -14,13 +14,7 @@ import pytest
 import torch
 from torchvision.ops import roi_pool
 
-from fixtures.threads import one_thread
-
-
-@pytest.fixture(autouse=True)
-def _single_thread():
-    with one_thread():
-        yield
+pytestmark = pytest.mark.usefixtures("single_thread")  # on one intra-op thread (fixtures/threads.py)
 
 
 def _feature_map(batch=1, channels=1):

@@ -22,7 +22,9 @@ from torch.testing import assert_close
 from torchvision.utils import make_grid
 
 from fixtures.images import IMAGE_H, IMAGE_W, make_float_image
-from fixtures.threads import one_thread
+
+# 224 x 224 resizes and rotations are 10x slower on two contended threads than on one
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -39,13 +41,6 @@ train_transform = torchvision.transforms.Compose([
     torchvision.transforms.RandomRotation((-30,30))
 ])
 """
-
-
-@pytest.fixture(autouse=True)
-def _single_thread():
-    """224 x 224 resizes and rotations are 10x slower on two contended threads than on one."""
-    with one_thread():
-        yield
 
 
 def _pixels(image: Image.Image) -> np.ndarray:

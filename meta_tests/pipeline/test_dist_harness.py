@@ -346,7 +346,8 @@ def test_asking_for_more_gpus_than_visible_is_an_error_not_gpu_0():
 
 def test_each_spawn_world_section_names_the_tests_that_read_it():
     """spawn_world.py: one function per section key; every test its docstring names exists and
-    reads that key with world_section(), and every test that reads a key is named there."""
+    reads that key with world_section(world, dist_workers.KEY), and every test that reads a key is
+    named there."""
     import ast
     import re
 
@@ -359,7 +360,11 @@ def test_each_spawn_world_section_names_the_tests_that_read_it():
         for fn in ast.parse(path.read_text(encoding="utf-8")).body:
             for call in ast.walk(fn) if isinstance(fn, ast.FunctionDef) else ():
                 if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "world_section":
-                    key = call.args[1].value
+                    # the key is a constant of fixtures/dist_workers, never a string typed in the test
+                    arg = call.args[1]
+                    assert isinstance(arg, ast.Attribute) and getattr(arg.value, "id", None) == "dist_workers", (
+                        f"{path.name}::{fn.name} reads a section by {ast.unparse(arg)}, not dist_workers.KEY")
+                    key = getattr(dist_workers, arg.attr)
                     readers.setdefault(key, set()).add(f"tests/{path.name}::{fn.name}")
     for key, section in spawn_world.SECTION_FUNCTIONS.items():
         assert section.__name__ == f"section_{key}", f"{key}: function {section.__name__}, expected section_{key}"
