@@ -1,38 +1,49 @@
-"""Wrong-world patches that more than one meta test file uses (see spec_runner.py for how a
-patch is run)."""
+"""Wrong-world code that more than one meta test file uses (see spec_runner.py for how a patch is
+run; conftest.py holds the spec run these files share)."""
 
-# A GradScaler whose scale never backs off after an inf/NaN step: torch._amp_update_scale_ with a
-# backoff factor of 1 (the CUDA GradScaler, and the CPU one of torch >= 2.3, run it).
-AMP_NO_BACKOFF_WORLD = """
+# the benchmark worlds' spec runs: serial, as pytest-benchmark needs
+SERIAL = ("-p", "no:xdist")
+
+# One spec run for the optim, autograd and init worlds (conftest.py): independent patches of SGD,
+# clip_grad_norm_, kaiming_normal_, Tensor and Optimizer.
+OPTIM_AUTOGRAD_INIT_WORLD = """
+import sys
+
 import torch
+import torch.nn.init
+import torch.nn.utils
+import torch.optim.sgd
 
-_update = torch._amp_update_scale_
+# SGD that climbs: x <- x + lr * grad
+_sgd_module = sys.modules["torch.optim.sgd"]
+_sgd = _sgd_module.sgd
 
+def sgd(*args, **kwargs):
+    kwargs["lr"] = -kwargs["lr"]
+    return _sgd(*args, **kwargs)
 
-def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
-    return _update(scale, growth_tracker, found_inf, growth_factor, 1.0, growth_interval)
+_sgd_module.sgd = sgd
 
+# clip_grad_norm_ that rescales every gradient to max_norm, small ones included
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, *args, **kwargs):
+    params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
+    grads = [p.grad for p in params if p.grad is not None]
+    total = torch.cat([g.flatten() for g in grads]).norm(norm_type)
+    for g in grads:
+        g.mul_(max_norm / (total + 1e-6))
+    return total
 
-torch._amp_update_scale_ = _amp_update_scale_
-"""
+torch.nn.utils.clip_grad_norm_ = clip_grad_norm_
 
+# kaiming_normal_ that ignores mode and always uses fan_in
+_kaiming_normal_ = torch.nn.init.kaiming_normal_
 
-def autocast_left_in_float32(device_type: str) -> str:
-    """Patch code: torch.autocast (and torch.amp.autocast) that silently stays disabled, so in
-    float32, for `device_type` ("cuda", "cpu"); other device types autocast as usual."""
-    return f"""
-import torch
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", *args, **kwargs):
+    return _kaiming_normal_(tensor, a, "fan_in", nonlinearity, *args, **kwargs)
 
-_Autocast = torch.autocast
+torch.nn.init.kaiming_normal_ = kaiming_normal_
 
-
-class autocast(_Autocast):
-    def __init__(self, device_type, *args, **kwargs):
-        super().__init__(device_type, *args, **kwargs)
-        if device_type == {device_type!r}:
-            self._enabled = False
-
-
-torch.autocast = autocast
-torch.amp.autocast = autocast
+# the note's world: require_grad is an alias of requires_grad, grad_zero of zero_grad
+torch.Tensor.require_grad = property(lambda t: t.requires_grad, lambda t, v: t.requires_grad_(v))
+torch.optim.Optimizer.grad_zero = torch.optim.Optimizer.zero_grad
 """

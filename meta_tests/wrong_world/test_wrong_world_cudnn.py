@@ -1,52 +1,92 @@
-"""Wrong-world checks for the benchmark claims (tests/test_benchmarks_cpu.py, test_benchmarks_gpu.py).
+"""Wrong-world checks for the cudnn claims (cuDNN / TF32 flags, their defaults and their speed-ups).
+All but the defaults' check need a CUDA GPU, like the tests they check (the `gpu` marker selects
+them): without one they skip with the reason. The benchmark ones run the spec serially
+(-p no:xdist), as pytest-benchmark needs; a benchmark claim must not hold in a world where the
+stated speed-up is absent (inconclusive or failed, never holds), and a refuted speed-up claim is
+checked the other way too: in the world the note describes it reads failed.
 
-A benchmark claim must not hold in a world where the stated speed-up is absent: there its
-verdict is inconclusive (the sides are as fast) or failed (the opposite measured, or the
-memory half broken), never holds. The spec runs serially (-p no:xdist), as pytest-benchmark
-needs. The GPU checks need a GPU, like the tests they check; here they skip with that reason.
-A refuted speed-up claim is checked the other way too: in the world the note describes
-(cudnn.benchmark making a fixed-shape network clearly faster) it reads failed.
+    flag defaults flipped (benchmark on, TF32 on for matmul, off for cuDNN)
+                                                          -> cudnn.benchmark-default, cudnn.tf32-matmul-default,
+                                                             cudnn.tf32-cudnn-default red
+    TF32 never used by float32 matmuls                    -> cudnn.tf32-speed-precision red
+      (a convolution that declines TF32 is inconclusive by design)
+    convolutions that differ from run to run whatever the flags (fresh processes: patched
+      through sitecustomize)                              -> cudnn.deterministic-repro red
+    TF32 switches that never reach cuBLAS / cuDNN (benchmark) -> cudnn.tf32-speed-precision inconclusive
+    cudnn.benchmark that never autotunes (benchmark)      -> cudnn.benchmark-speedup inconclusive or failed
+    cudnn.benchmark that makes a fixed-shape network clearly faster, as the note says (benchmark)
+                                                          -> cudnn.benchmark-speedup red
 """
 import pytest
 
-from spec_runner import assert_goes_red, assert_not_holding, site_wide
+from spec_runner import assert_goes_red, assert_not_holding, claim_args, site_wide, wrong_world
+from worlds import SERIAL
 
-SERIAL = ("-p", "no:xdist")
-
-# torch.no_grad() that records the graph anyway, for the spec module's own calls (torch's own
-# internals, nn.init included, keep the real no_grad).
-NO_GRAD_RECORDS = """
-import sys
-
+# Flag defaults flipped: benchmark on, TF32 on for matmul (the pre-1.12 default), off for cuDNN.
+FLIPPED_DEFAULTS = """
 import torch
 
-_no_grad = torch.no_grad
-
-
-def no_grad(*args, **kwargs):
-    if sys._getframe(1).f_globals.get("__name__", "").endswith("test_benchmarks_cpu"):
-        return torch.enable_grad()
-    return _no_grad(*args, **kwargs)
-
-
-torch.no_grad = no_grad
+torch.backends.cudnn.benchmark = True
+torch.backends.cuda.matmul.allow_tf32 = not torch.backends.cuda.matmul.allow_tf32
+torch.backends.cudnn.allow_tf32 = False
 """
 
-# float32 matmul computed in float64 and rounded back: float32 can only be slower.
-FLOAT32_VIA_FLOAT64 = """
+
+def test_flipped_flag_defaults_turn_the_cudnn_default_claims_red(run_spec):
+    ids = ["cudnn.benchmark-default", "cudnn.tf32-matmul-default", "cudnn.tf32-cudnn-default"]
+    run = run_spec(*claim_args(*ids), "-m", "cpu", patch=FLIPPED_DEFAULTS)
+    assert_goes_red(run, "cudnn.benchmark-default", "expected the default False")
+    assert_goes_red(run, "cudnn.tf32-matmul-default", "matmul.allow_tf32 defaults to True")
+    assert_goes_red(run, "cudnn.tf32-cudnn-default", "expected the default True")
+
+
+MATMUL_IGNORES_ALLOW_TF32 = """
 import torch
 
 _matmul = torch.Tensor.__matmul__
 
 
-def matmul(self, other):
-    if self.dtype == torch.float32:
-        return _matmul(self.double(), other.double()).float()
-    return _matmul(self, other)
+def __matmul__(a, b):
+    flag = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False  # the flag is accepted, and ignored
+    try:
+        return _matmul(a, b)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = flag
 
 
-torch.Tensor.__matmul__ = matmul
+torch.Tensor.__matmul__ = __matmul__
 """
+
+
+@pytest.mark.needs(gpus=1)
+def test_tf32_that_is_never_used_turns_tf32_speed_precision_red(run_spec):
+    run = run_spec("tests/test_cudnn_tf32.py", "--claim", "cudnn.tf32-speed-precision", "-m", "gpu",
+                   "-k", "matmul_error", patch=MATMUL_IGNORES_ALLOW_TF32)
+    assert_goes_red(run, "cudnn.tf32-speed-precision", "no TF32 kernel ran")
+
+
+CONV_NOISE_PER_RUN = wrong_world(
+    "torch.nn.modules.conv",
+    '''
+import os
+
+original = module.Conv2d._conv_forward
+
+def _conv_forward(self, input, weight, bias):
+    return original(self, input, weight, bias) + (os.getpid() % 997 + 1) * 1e-6  # differs per process
+
+module.Conv2d._conv_forward = _conv_forward
+''',
+)
+
+
+@pytest.mark.needs(gpus=1)
+def test_convolutions_that_vary_per_run_turn_deterministic_repro_red(run_spec):
+    run = run_spec("tests/test_seeds.py", "--claim", "cudnn.deterministic-repro", "-m", "gpu",
+                   patch=CONV_NOISE_PER_RUN, timeout=600)
+    assert_goes_red(run, "cudnn.deterministic-repro", "different results")
+
 
 # TF32 switches that are remembered but never reach cuBLAS / cuDNN: TF32 is never used.
 TF32_NEVER_USED = """
@@ -67,6 +107,7 @@ type(torch.backends.cudnn).allow_tf32 = ContextProp(lambda: _state["cudnn"],
                                                     lambda v: _state.__setitem__("cudnn", bool(v)))
 """
 
+
 # cudnn.benchmark that is remembered but never reaches cuDNN: in this process, and at start-up in
 # every Python process the spec starts (the conv workers). Not spec_runner.wrong_world's
 # after-import hook: torch.backends.cudnn replaces itself in sys.modules with a CudnnModule (whose
@@ -81,7 +122,9 @@ torch._C._set_cudnn_benchmark(False)
 type(torch.backends.cudnn).benchmark = ContextProp(lambda: _state["on"], lambda v: _state.__setitem__("on", bool(v)))
 """
 
+
 BENCHMARK_NEVER_AUTOTUNES = site_wide(NEVER_AUTOTUNES, in_process=NEVER_AUTOTUNES)
+
 
 # The world the note describes: with cudnn.benchmark on, a fixed-shape network trains clearly
 # faster. Made by skipping the convolutions' work while the flag is on (zeros plus the bias, the
@@ -103,21 +146,6 @@ def forward(self, x):
 
 torch.nn.Conv2d.forward = forward
 """)
-
-
-def test_no_grad_that_records_the_graph_does_not_hold(run_spec):
-    run = run_spec("--claim", "autograd.no-grad-speed-memory", "tests/test_benchmarks_cpu.py", *SERIAL,
-                   patch=NO_GRAD_RECORDS)
-    assert_not_holding(run, "autograd.no-grad-speed-memory", "failed")
-    # the exact memory half is checked first, so it is what catches this world, on every machine
-    # (the timing half would only see the patched side's call overhead, inconclusive or "fails" by chance)
-    assert "under no_grad the forward kept" in (run.claim("autograd.no-grad-speed-memory")["reason"] or "")
-
-
-def test_float32_matmul_routed_through_float64_does_not_hold(run_spec):
-    run = run_spec("--claim", "dtype.float-faster-than-double", "tests/test_benchmarks_cpu.py", *SERIAL,
-                   patch=FLOAT32_VIA_FLOAT64)
-    assert_not_holding(run, "dtype.float-faster-than-double", "inconclusive", "failed")
 
 
 @pytest.mark.needs(gpus=1)
