@@ -362,7 +362,8 @@ def test_each_spawn_world_section_names_the_tests_that_read_it():
                 if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "world_section":
                     # the key is a constant of fixtures/dist_workers, never a string typed in the test
                     arg = call.args[1]
-                    assert isinstance(arg, ast.Attribute) and getattr(arg.value, "id", None) == "dist_workers", (
+                    by_constant = isinstance(arg, ast.Attribute) and getattr(arg.value, "id", None) == "dist_workers"
+                    assert by_constant, (
                         f"{path.name}::{fn.name} reads a section by {ast.unparse(arg)}, not dist_workers.KEY")
                     key = getattr(dist_workers, arg.attr)
                     readers.setdefault(key, set()).add(f"tests/{path.name}::{fn.name}")
