@@ -167,7 +167,7 @@ def test_read_idx_that_reads_sequentially_turns_mx_indexed_read_red(run_spec):
 @pytest.mark.needs(libs=["einops"])
 def test_rearrange_that_only_reshapes_turns_einops_red(run_spec):
     run = run_spec("--claim", "lib.einops-rearrange", "-m", "cpu", patch=REARRANGE_ONLY_RESHAPES)
-    assert_goes_red(run, "lib.einops-rearrange", "values differ from the permute/reshape reference")
+    assert_goes_red(run, "lib.einops-rearrange", "': values differ")
 
 
 @pytest.mark.needs(libs=["transformers"])
