@@ -1,6 +1,7 @@
 """Helpers for the harness's own tests.
 
-`run_spec` runs the real spec in a fresh Python process and returns what it reported;
+`run_spec` runs the real spec in a Python process of its own (a child of fork_server.py, which
+has torch imported already, or a fresh one on GPU machines) and returns what it reported;
 with `patch=...` the process first executes that code as a plugin, to put torch into a
 "wrong world" where a claim's stated behaviour is different. A wrong-world check asserts
 that the claim's tests go red there: a test that stays green in the wrong world checks
@@ -28,6 +29,8 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass
+
+import fork_server
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TOX_INI = ROOT / "tox.ini"
@@ -85,8 +88,12 @@ markers =
     needs: needs
 """
 
+_FORK_SERVER = fork_server.ForkServer()  # started on first use, one per meta-test process
+
+
 def make_runner(tmp_path: pathlib.Path):
-    """run(*pytest_args, patch=None, timeout=120) -> SpecRun, run from the project root."""
+    """run(*pytest_args, patch=None, timeout=120) -> SpecRun, run from the project root: a child of
+    the fork server (fork_server.py) where it is usable, else a fresh Python."""
 
     def run(*args: str, patch: str | None = None, timeout: float = 120) -> SpecRun:
         report = tmp_path / "claims.json"
@@ -100,11 +107,17 @@ def make_runner(tmp_path: pathlib.Path):
             (tmp_path / "wrong_world_patch.py").write_text(textwrap.dedent(patch))
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
             cmd += ["-p", "wrong_world_patch"]
-        proc = subprocess.run(
-            cmd + list(args) + claim_files(args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
-        )
+        cmd += list(args) + claim_files(args)
+        if fork_server.usable():
+            output = tmp_path / "spec-output.txt"
+            returncode = _FORK_SERVER.run(cmd[3:], env=env, cwd=ROOT, output=output,
+                                          path=[str(tmp_path)] if patch is not None else [], timeout=timeout)
+            text = output.read_text(errors="replace")
+        else:
+            proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+            returncode, text = proc.returncode, proc.stdout + proc.stderr
         doc = json.loads(report.read_text()) if report.exists() else None
-        return SpecRun(proc.returncode, proc.stdout + proc.stderr, doc)
+        return SpecRun(returncode, text, doc)
 
     return run
 
