@@ -8,8 +8,7 @@ and its own tests. Each child is still a separate process: it sets its own worki
 environment and sys.path, loads the patch plugin and the project's conftest itself, and its torch
 is the server's copy, which the patch may change without reaching any other run.
 
-    server = ForkServer()                    # started on first use, one per meta-test process
-    rc = server.run(args, env=..., cwd=..., output=path, path=[...], timeout=120)
+    run_pytest(args, cwd=..., env=..., timeout=120, scratch=tmp_path)   # a CompletedProcess
 
 Forking is safe here because importing torch starts no thread and initializes no GPU. A forked
 child cannot use CUDA that its parent initialized, and whether a query of the GPUs initializes the
@@ -67,11 +66,13 @@ class ForkServer:
                 return doc
 
     def run(self, args: list[str], *, env: dict, cwd: pathlib.Path, output: pathlib.Path, path: list[str],
-            timeout: float) -> int:
-        """pytest.main(args) in a forked child; its stdout and stderr go to `output`. Returns the
-        exit status; raises subprocess.TimeoutExpired (the child and its processes killed) past timeout."""
+            timeout: float, errors: pathlib.Path | None = None) -> int:
+        """pytest.main(args) in a forked child; its stdout goes to `output`, its stderr to `errors`
+        (or `output` too). Returns the exit status; raises subprocess.TimeoutExpired (the child and
+        its processes killed) past timeout."""
         proc = self._start()
-        request = {"args": args, "env": env, "cwd": str(cwd), "output": str(output), "path": path}
+        request = {"args": args, "env": env, "cwd": str(cwd), "output": str(output), "path": path,
+                   "errors": str(errors or output)}
         proc.stdin.write(json.dumps(request) + "\n")
         proc.stdin.flush()
         pid = self._read({"pid"}, deadline=time.monotonic() + 60)["pid"]
@@ -93,6 +94,24 @@ class ForkServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self._proc.pid, signal.SIGKILL)
                 self._proc.wait()
+        if self._proc is not None:
+            self._proc.stdout.close()
+
+
+SERVER = ForkServer()  # started on first use, one per meta-test process
+
+
+def run_pytest(args: list[str], *, cwd: pathlib.Path, env: dict, timeout: float, scratch: pathlib.Path,
+               path: list[str] = ()) -> subprocess.CompletedProcess:
+    """`python -m pytest *args` in cwd with env, as subprocess.run(..., capture_output=True, text=True)
+    would report it: forked from SERVER where usable(), else a fresh Python. `scratch`: a folder for
+    the forked run's captured output; `path`: folders put on sys.path after cwd (and on PYTHONPATH)."""
+    cmd = [sys.executable, "-m", "pytest", *args]
+    if not usable():
+        return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    out, err = scratch / "pytest-stdout.txt", scratch / "pytest-stderr.txt"
+    rc = SERVER.run(list(args), env=env, cwd=cwd, output=out, errors=err, path=list(path), timeout=timeout)
+    return subprocess.CompletedProcess(cmd, rc, out.read_text(errors="replace"), err.read_text(errors="replace"))
 
 
 def _child(request: dict) -> int:
@@ -102,7 +121,10 @@ def _child(request: dict) -> int:
     os.environ.update(request["env"])
     out = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(out, 1)
-    os.dup2(out, 2)
+    if request["errors"] == request["output"]:
+        os.dup2(out, 2)
+    else:
+        os.dup2(os.open(request["errors"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     # as `python -m pytest` run in cwd would have it: cwd first (not this script's folder), then the patch's
     sys.path[0] = request["cwd"]

@@ -25,8 +25,6 @@ import json
 import os
 import pathlib
 import re
-import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass
 
@@ -88,9 +86,6 @@ markers =
     needs: needs
 """
 
-_FORK_SERVER = fork_server.ForkServer()  # started on first use, one per meta-test process
-
-
 def make_runner(tmp_path: pathlib.Path):
     """run(*pytest_args, patch=None, timeout=120) -> SpecRun, run from the project root: a child of
     the fork server (fork_server.py) where it is usable, else a fresh Python."""
@@ -102,22 +97,15 @@ def make_runner(tmp_path: pathlib.Path):
         # derandomized: the outcome of a run depends neither on the luck of the draw nor on the
         # examples that earlier runs saved in the project's hypothesis database (a fresh clone has none)
         env["HYPOTHESIS_PROFILE"] = "ci"
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--claims-report={report}"]
+        cmd = ["-q", "-p", "no:cacheprovider", f"--claims-report={report}"]
         if patch is not None:
             (tmp_path / "wrong_world_patch.py").write_text(textwrap.dedent(patch))
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
             cmd += ["-p", "wrong_world_patch"]
-        cmd += list(args) + claim_files(args)
-        if fork_server.usable():
-            output = tmp_path / "spec-output.txt"
-            returncode = _FORK_SERVER.run(cmd[3:], env=env, cwd=ROOT, output=output,
-                                          path=[str(tmp_path)] if patch is not None else [], timeout=timeout)
-            text = output.read_text(errors="replace")
-        else:
-            proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-            returncode, text = proc.returncode, proc.stdout + proc.stderr
+        proc = fork_server.run_pytest(cmd + list(args) + claim_files(args), cwd=ROOT, env=env, timeout=timeout,
+                                      scratch=tmp_path, path=[str(tmp_path)] if patch is not None else [])
         doc = json.loads(report.read_text()) if report.exists() else None
-        return SpecRun(returncode, text, doc)
+        return SpecRun(proc.returncode, proc.stdout + proc.stderr, doc)
 
     return run
 

@@ -45,7 +45,7 @@ torch.manual_seed = manual_seed  # the suite seeds every test: the first test ge
 """
     started = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):
-        make_runner(tmp_path)("--claim", "nn.dropout-train-eval", "-m", "cpu", patch=stuck, timeout=10)
+        make_runner(tmp_path)("--claim", "nn.dropout-train-eval", "-m", "cpu", patch=stuck, timeout=6)
     assert time.monotonic() - started < 60, "the timeout did not end the run"
     grandchild = int(pid_file.read_text())
     for _ in range(50):  # SIGKILL to the run's session: the process it started is gone too

@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+import fork_server
 from spec_runner import MINI_PROJECT_INI as INI
 from spec_runner import ROOT
 
@@ -73,8 +74,11 @@ def pytest_cmd(*args):
 
 
 def run(project, *args, env=None, timeout=120):
-    return subprocess.run(pytest_cmd(*args), cwd=project, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "CUDA_VISIBLE_DEVICES": "", **(env or {})})
+    """pytest in the mini project, as a process of its own (forked from meta_tests/fork_server.py)."""
+    scratch = project.parent / f"{project.name}-runs"
+    scratch.mkdir(exist_ok=True)
+    return fork_server.run_pytest(list(args), cwd=project, timeout=timeout, scratch=scratch,
+                                  env={**os.environ, "CUDA_VISIBLE_DEVICES": "", **(env or {})})
 
 
 def load(path):
