@@ -345,7 +345,7 @@ def test_asking_for_more_gpus_than_visible_is_an_error_not_gpu_0():
 
 
 def test_each_spawn_world_section_names_the_tests_that_read_it():
-    """spawn_world.py: one function per section key; every test its docstring names exists and
+    """spawn_world.py / world_sections.py: one function per section key; every test its docstring names exists and
     reads that key with world_section(world, dist_workers.KEY), and every test that reads a key is
     named there."""
     import ast
