@@ -22,15 +22,6 @@ from fixtures import procs
 from fixtures.procs import runner, worlds
 
 
-def alive(pid: int) -> bool:
-    """Running (not gone, not a zombie waiting for its parent)."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def pid_records(folder) -> list[dict]:
     return [json.loads(p.read_text()) for p in folder.glob("*.json")]
 
@@ -46,8 +37,8 @@ def test_a_hung_program_and_its_escaped_child_are_killed_at_the_timeout(tmp_path
     assert result.returncode is None, result.describe()
     assert took < 3 + 6, f"the call took {took:.1f} s for a 3 s timeout"
     (rec,) = pid_records(out)  # it did start, and it did start its child
-    assert not alive(rec["pid"]), f"left behind: {rec}"
-    assert not alive(rec["child"]), f"left behind: {rec}"
+    assert not runner.running(rec["pid"]), f"left behind: {rec}"
+    assert not runner.running(rec["child"]), f"left behind: {rec}"
     # the child escaped the process-group kill (own session): only the token sweep can reach it;
     # the leader may already be gone when the sweep looks, so count at least the child
     assert result.swept >= 1
@@ -109,7 +100,7 @@ def test_hung_torchrun_workers_in_their_own_sessions_are_killed(tmp_path):
     assert result.timed_out, result.describe()
     recs = pid_records(out)
     assert len(recs) == 2, f"the workers never started:\n{result.describe()}"
-    left = [pid for r in recs for pid in (r["pid"], r["child"]) if alive(pid)]
+    left = [pid for r in recs for pid in (r["pid"], r["child"]) if runner.running(pid)]
     assert not left, f"processes left behind: {left}"
     assert procs.processes_with_token(result.token) == []
 

@@ -1,12 +1,12 @@
 """The fork server behind run_spec (meta_tests/fork_server.py): a spec run forked from it is as
 isolated as a fresh process, and a stuck one is killed with everything it started."""
-import pathlib
 import subprocess
 import time
 
 import pytest
 
 import fork_server
+from fixtures.procs.runner import running
 from spec_runner import make_runner
 
 pytestmark = pytest.mark.skipif(not fork_server.usable(), reason="spec runs start fresh here (a GPU machine, "
@@ -53,17 +53,8 @@ torch.manual_seed = manual_seed  # the suite seeds every test: the first test ge
     assert time.monotonic() - started < 60, "the timeout did not end the run"
     grandchild = int(pid_file.read_text())
     for _ in range(50):  # SIGKILL to the run's session: the process it started is gone too
-        if not _alive(grandchild):
+        if not running(grandchild):
             break
         time.sleep(0.1)
     else:
         pytest.fail(f"process {grandchild}, started by the killed run, is still alive")
-
-
-def _alive(pid: int) -> bool:
-    """Running, not a zombie that its new parent has yet to reap."""
-    try:
-        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
