@@ -1,4 +1,5 @@
 """Unit tests of the harness's pure parts: inventory validation, version ranges, verdicts."""
+import ast
 import datetime
 import json
 import pathlib
@@ -376,3 +377,17 @@ def test_the_verdict_words_are_spelt_in_verdicts_only():
              if p.name != "verdicts.py"
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if spelt.search(line)]
     assert found == [], f"verdict words spelt outside harness/verdicts.py at {found}; expected none"
+
+
+def test_the_environment_names_torchvision_as_importing_it_would_without_importing_it():
+    """The report's environment names torchvision's version (with its local label, 0.29.1+cu130,
+    which importlib.metadata lacks) without importing torchvision, which the serial benchmark step
+    does not otherwise need. Red in a world where probe reads the distribution's metadata, or
+    imports torchvision to name it."""
+    code = ("import sys; from harness.probe import torchvision_version; v = torchvision_version(); "
+            "imported = 'torchvision' in sys.modules; import torchvision; "
+            "print(repr((v, imported, torchvision.__version__)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    named, imported, actual = ast.literal_eval(out.strip())
+    assert (named, imported) == (str(actual), False), (
+        f"probe named torchvision {named!r} (imported it: {imported}); torchvision.__version__ is {actual!r}")
