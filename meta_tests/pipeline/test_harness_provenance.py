@@ -1,5 +1,6 @@
 """Evidence is tied to what produced it (harness/provenance.py): a test's source hash, its claims'
 hashes, and the verdicts of evidence that no longer matches them (stale: decides nothing)."""
+import os
 import textwrap
 
 import pytest
@@ -78,6 +79,22 @@ def test_parametrize_ids_share_one_hash_and_a_gone_test_has_none(tmp_path):
     assert one == provenance.test_hash(tmp_path, "tests/test_m.py::test_uses_helper[[::-1]]"), "an id with ::"
     assert provenance.test_hash(tmp_path, "tests/test_m.py::test_renamed") is None
     assert provenance.test_hash(tmp_path, "tests/test_gone.py::test_x") is None
+
+
+def test_warming_the_cache_stamps_as_the_files_are_when_the_report_is_written(tmp_path):
+    """The xdist controller hashes the collected tests while they run (provenance.warm); the report
+    still stamps each test as its file is at the end: an edit made after warming moves the hash."""
+    names = ["tests/test_m.py::test_uses_helper[1]", "tests/test_m.py::test_other"]
+    _hashes(tmp_path, MODULE)
+    provenance.warm(tmp_path, names)
+    warmed = [provenance.test_hash(tmp_path, n) for n in names]
+    edited = tmp_path / "tests" / "test_m.py"
+    edited.write_text(edited.read_text().replace("return 0", "return 0 + 0"))
+    stat = edited.stat()
+    os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a later mtime, whatever the clock
+    after = [provenance.test_hash(tmp_path, n) for n in names]
+    assert (after[0] == warmed[0], after[1] != warmed[1]) == (True, True), (
+        f"after an edit of the helper test_other uses: hashes {warmed} -> {after}; expected only the second to move")
 
 
 def _inventory(tmp_path, standing, correction="the truth", text="c"):
