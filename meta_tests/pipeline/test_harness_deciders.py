@@ -3,41 +3,46 @@ needs meet the claim's `decided_by` (a GPU test for a GPU claim, a benchmark for
 and a claim that is partly in some version has such a test for each half."""
 import functools
 import json
-import subprocess
-import sys
+import os
+import pathlib
+import tempfile
 import textwrap
 
+import fork_server
 from harness import inventory, provenance, verdicts
 from spec_runner import ROOT
 
-# Collects the whole spec (no test runs) and prints, per claim-linked test, its claims and needs.
+# A plugin for one collection of the whole spec (no test runs): it writes, per claim-linked test,
+# its claims, needs and halves to the file named by PROBE_OUT.
 PROBE = textwrap.dedent(
     """
-    import json, sys
+    import json, os
     import pytest
     from harness.claims_plugin import claim_halves, claim_ids, evidence_kind
 
-    class Probe:
-        rows = []
-
-        @pytest.hookimpl(trylast=True)
-        def pytest_collection_modifyitems(self, items):
-            self.rows += [[i.nodeid, claim_ids(i), evidence_kind(i), claim_halves(i)] for i in items if claim_ids(i)]
-
-    probe = Probe()
-    code = pytest.main(["tests", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"], plugins=[probe])
-    print("ROWS=" + json.dumps(probe.rows))
-    sys.exit(int(code))
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(items):
+        rows = [[i.nodeid, claim_ids(i), evidence_kind(i), claim_halves(i)] for i in items if claim_ids(i)]
+        with open(os.environ["PROBE_OUT"], "w") as fh:
+            json.dump(rows, fh)
     """
 )
 
 
-@functools.lru_cache(maxsize=1)  # one collection of the suite per process, for both tests
+@functools.lru_cache(maxsize=1)  # one collection of the suite per process, for the three tests
 def collected_tests():
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    line = next(ln for ln in out.stdout.splitlines() if ln.startswith("ROWS="))
-    return json.loads(line[len("ROWS="):])
+    with tempfile.TemporaryDirectory(prefix="collect-probe-") as folder:
+        scratch = pathlib.Path(folder)
+        (scratch / "collect_probe.py").write_text(PROBE)
+        out = scratch / "rows.json"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+        env.update(PROBE_OUT=str(out), PYTHONPATH=os.pathsep.join(filter(None, [folder, env.get("PYTHONPATH")])))
+        proc = fork_server.run_pytest(["tests", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                                       "-p", "collect_probe", f"--claims-report={scratch / 'claims.json'}"],
+                                      cwd=ROOT, env=env, timeout=300, scratch=scratch, path=[folder])
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        assert out.exists(), f"the probe wrote no rows:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
+        return json.loads(out.read_text())
 
 
 def test_every_claim_has_a_test_that_can_decide_it():

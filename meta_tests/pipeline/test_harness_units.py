@@ -384,10 +384,12 @@ def test_the_environment_names_torchvision_as_importing_it_would_without_importi
     which importlib.metadata lacks) without importing torchvision, which the serial benchmark step
     does not otherwise need. Red in a world where probe reads the distribution's metadata, or
     imports torchvision to name it."""
+    import torchvision
+
     code = ("import sys; from harness.probe import torchvision_version; v = torchvision_version(); "
-            "imported = 'torchvision' in sys.modules; import torchvision; "
-            "print(repr((v, imported, torchvision.__version__)))")
+            "print(repr((v, 'torchvision' in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    named, imported, actual = ast.literal_eval(out.strip())
-    assert (named, imported) == (str(actual), False), (
+    named, imported = ast.literal_eval(out.strip())
+    actual = str(torchvision.__version__)
+    assert (named, imported) == (actual, False), (
         f"probe named torchvision {named!r} (imported it: {imported}); torchvision.__version__ is {actual!r}")
