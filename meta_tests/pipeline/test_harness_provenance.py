@@ -82,13 +82,18 @@ def test_parametrize_ids_share_one_hash_and_a_gone_test_has_none(tmp_path):
 
 
 def test_warming_the_cache_stamps_as_the_files_are_when_the_report_is_written(tmp_path):
-    """The xdist controller hashes the collected tests while they run (provenance.warm); the report
-    still stamps each test as its file is at the end: an edit made after warming moves the hash."""
+    """The xdist controller hashes the collected tests while they run (provenance.warm): the report's
+    stamps are then read from the cache, and still follow each file as it is at the end: an edit
+    made after warming moves the hash. Red in a world where warm() computes nothing, or where its
+    cache ignores a later edit."""
     names = ["tests/test_m.py::test_uses_helper[1]", "tests/test_m.py::test_other"]
-    _hashes(tmp_path, MODULE)
-    provenance.warm(tmp_path, names)
-    warmed = [provenance.test_hash(tmp_path, n) for n in names]
+    (tmp_path / "tests").mkdir()
     edited = tmp_path / "tests" / "test_m.py"
+    edited.write_text(textwrap.dedent(MODULE))
+    provenance.warm(tmp_path, names)
+    hits = provenance._test_hash.cache_info().hits
+    warmed = [provenance.test_hash(tmp_path, n) for n in names]
+    assert provenance._test_hash.cache_info().hits - hits == len(names), "the stamps after warm() were computed again"
     edited.write_text(edited.read_text().replace("return 0", "return 0 + 0"))
     stat = edited.stat()
     os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a later mtime, whatever the clock
