@@ -6,6 +6,8 @@ needs(serial=True) too.
     scatter_add_ on CUDA made deterministic               -> cuda.seed-reproducible red
     get_device_name that is not the driver's              -> cuda.version-info red
     torch.cuda.synchronize that returns at once           -> cuda.synchronize red
+    max_memory_allocated that reports the reserved peak, the memory the program occupies, as the
+      note says                                           -> cuda.max-memory-allocated red
     a matmul that starts on another stream while the add it reads is still running (no wait)
                                                           -> cuda.pipelined-dependency red
     NCCL that lets two ranks share one GPU, as gloo does (fresh processes)
@@ -75,6 +77,22 @@ def test_a_synchronize_that_returns_at_once_turns_synchronize_red(run_spec):
     run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.synchronize", "-m", "gpu",
                    patch=SYNCHRONIZE_AT_ONCE)
     assert_goes_red(run, "cuda.synchronize", "synchronize() returned while")
+
+
+# The world the note describes: max_memory_allocated() is the peak of what the program occupies,
+# the caching allocator's reserved memory.
+PEAK_IS_THE_RESERVED_MEMORY = """
+import torch
+
+torch.cuda.max_memory_allocated = torch.cuda.max_memory_reserved
+"""
+
+
+@pytest.mark.needs(gpus=1)
+def test_a_peak_that_counts_the_reserved_memory_turns_max_memory_allocated_red(run_spec):
+    run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.max-memory-allocated", "-m", "gpu",
+                   patch=PEAK_IS_THE_RESERVED_MEMORY)
+    assert_goes_red(run, "cuda.max-memory-allocated", "peak allocated")
 
 
 DEPENDENT_MATMUL_DOES_NOT_WAIT = """
