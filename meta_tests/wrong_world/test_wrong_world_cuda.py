@@ -8,6 +8,8 @@ needs(serial=True) too.
     torch.cuda.synchronize that returns at once           -> cuda.synchronize red
     max_memory_allocated that reports the reserved peak, the memory the program occupies, as the
       note says                                           -> cuda.max-memory-allocated red
+    a GPU kernel launch that waits for the kernel (the CPU cannot work meanwhile)
+                                                          -> cuda.parallel-devices red (one GPU)
     a matmul that starts on another stream while the add it reads is still running (no wait)
                                                           -> cuda.pipelined-dependency red
     NCCL that lets two ranks share one GPU, as gloo does (fresh processes)
@@ -132,6 +134,29 @@ def test_a_dependent_matmul_that_does_not_wait_turns_pipelined_dependency_red(ru
     run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.pipelined-dependency", "-m", "gpu",
                    "-k", "dependent_kernel", patch=DEPENDENT_MATMUL_DOES_NOT_WAIT)
     assert_goes_red(run, "cuda.pipelined-dependency", "overlapped its producer")
+
+
+# Kernel launches that return only once the kernel is done: the spec's sleep kernel synchronises.
+SLEEP_THAT_WAITS = """
+import torch
+
+_sleep = torch.cuda._sleep
+
+
+def _sleep_and_wait(cycles):
+    _sleep(cycles)
+    torch.cuda.synchronize()
+
+
+torch.cuda._sleep = _sleep_and_wait
+"""
+
+
+@pytest.mark.needs(gpus=1, serial=True)
+def test_a_launch_that_waits_for_its_kernel_turns_parallel_devices_red(run_spec):
+    run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.parallel-devices", "-m", "gpu",
+                   "-p", "no:xdist", "-k", "cpu_and_a_gpu", patch=SLEEP_THAT_WAITS)
+    assert_goes_red(run, "cuda.parallel-devices", "together vs")
 
 
 NCCL_SHARES_A_GPU = wrong_world(
