@@ -93,15 +93,11 @@ def test_the_script_refuses_to_start_past_its_budget(tmp_path):
     assert not (tmp_path / "out" / "preflight.txt").exists(), "the preflight ran although the budget was exceeded"
 
 
-STAND_IN = """
-import sys, time
-try:
-    time.sleep(60)
-except KeyboardInterrupt:
-    print("interrupted: writing the report", flush=True)
-    time.sleep(0.5)
-    print("report written", flush=True)
-    sys.exit(2)
+# a stand-in pytest that writes its report on Ctrl-C (bash: it is ready in milliseconds, even on a
+# loaded machine); the trap ends its sleep, which would otherwise hold the log pipe open
+STAND_IN = """trap 'kill $!; echo interrupted: writing the report; sleep 0.5; echo report written; exit 2' INT
+sleep 60 &
+wait
 """
 
 
@@ -110,8 +106,10 @@ def test_a_step_past_its_limit_gets_sigint_first_and_keeps_what_it_writes(tmp_pa
     text = SCRIPT.read_text(encoding="utf-8")
     body = re.search(r"^step\(\) \{.*?^\}$", text, re.MULTILINE | re.DOTALL)
     assert body, "no step() function in .ci/gpu"
-    driver = (f"GRACE_S=2\nOUT={tmp_path}\nfailed=0\n{body[0]}\n"
-              f"step stand-in 4 python3 -c '{STAND_IN}'\necho failed=$failed\n")
+    stand_in = tmp_path / "stand-in.sh"
+    stand_in.write_text(STAND_IN, encoding="utf-8")
+    driver = (f"GRACE_S=3\nOUT={tmp_path}\nfailed=0\n{body[0]}\n"
+              f"step stand-in 8 bash {stand_in}\necho failed=$failed\n")
     proc = subprocess.run(["bash", "-c", driver], capture_output=True, text=True, timeout=30)
     log = (tmp_path / "log-stand-in.txt").read_text()
     assert "report written" in log, f"the step was not interrupted with time to write:\n{log}\n{proc.stderr}"
