@@ -29,6 +29,11 @@ needs(serial=True) too.
       (plain BatchNorm always hits the in-place error, as the note says; NCCL spawn world,
       fresh processes; its gloo case goes red on CPU too, supporting evidence)
                                      -> dist.bn-inplace-error red (two GPUs)
+    the same, in the spawn world on gloo with CUDA tensors, both ranks on one GPU
+                                     -> dist.bn-inplace-error red (one GPU)
+    SyncBatchNorm that normalizes each rank with its own batch's statistics, as BatchNorm does
+      (gloo with CUDA tensors on one GPU; NCCL on two where present)
+                                     -> dist.syncbn-global-stats red (one GPU)
 
 Not covered: dist.dp-low-utilization (a DataParallel that keeps both GPUs busy cannot be
 made by patching Python; doing less work instead would make the check depend on how GEMM
@@ -278,3 +283,29 @@ def test_a_buffer_broadcast_that_hits_saved_stats_turns_bn_inplace_error_red(run
     run = run_spec("tests/test_dist_sampler_syncbn.py", "--claim", "dist.bn-inplace-error", "-m", "gpu",
                    "-k", "inplace_error_needs_two_forwards", patch=BUFFER_BROADCAST_HITS_SAVED_STATS, timeout=300)
     assert_goes_red(run, "dist.bn-inplace-error", "default/train_loop", "modified by an inplace operation")
+
+
+@pytest.mark.needs(gpus=1, processes=True)
+def test_a_buffer_broadcast_that_hits_saved_stats_on_one_gpu_turns_bn_inplace_error_red(run_spec):
+    run = run_spec("tests/test_dist_sampler_syncbn.py", "--claim", "dist.bn-inplace-error", "-m", "gpu",
+                   "-k", "on_one_gpu and inplace_error", patch=BUFFER_BROADCAST_HITS_SAVED_STATS, timeout=300)
+    assert_goes_red(run, "dist.bn-inplace-error", "default/train_loop", "modified by an inplace operation")
+
+
+SYNCBN_WITH_LOCAL_STATS = wrong_world(
+    "torch.nn.modules.batchnorm",
+    '''
+def forward(self, input):
+    self._check_input_dim(input)
+    return module._BatchNorm.forward(self, input)  # each rank's own statistics, no collective
+
+module.SyncBatchNorm.forward = forward
+''',
+)
+
+
+@pytest.mark.needs(gpus=1, processes=True)
+def test_syncbn_with_each_ranks_own_statistics_turns_syncbn_global_stats_red(run_spec):
+    run = run_spec("tests/test_dist_sampler_syncbn.py", "--claim", "dist.syncbn-global-stats", "-m", "gpu",
+                   patch=SYNCBN_WITH_LOCAL_STATS, timeout=300)
+    assert_goes_red(run, "dist.syncbn-global-stats", "rank 0 output")
