@@ -32,16 +32,9 @@ import warnings
 import pytest
 
 from fixtures import procs
+from fixtures.boundaries import DASHED_SINCE, ELASTIC_LAUNCHER_SINCE
 from fixtures.needs import gpu_count
 from fixtures.versions import torch_at_least
-
-# torch 1.9.0 rebuilt torch.distributed.launch on torchelastic (torch.distributed.run):
-# the note's 1.6 launcher (9 options, subprocess.CalledProcessError) ends there, and the
-# module is deprecated (a log line in 1.9; a FutureWarning pointing to torchrun since 1.10).
-ELASTIC_LAUNCHER_SINCE = "1.9"
-# torch 2.0.0: the launcher passes --local-rank=<n> (dash) instead of --local_rank=<n>,
-# and every launcher option gained a dashed spelling next to the underscored one.
-DASHED_SINCE = "2.0"
 
 NPROC = 2
 SCRIPT_ARGS = ["--lr", "0.2", "--layers", "34"]  # the note's example
