@@ -164,6 +164,8 @@ def test_each_versioned_standing_has_its_boundary_constant_with_the_same_links()
     assert differ == [], differ
     for (cid, version), (name, _) in by_claim.items():
         assert cid in inv, f"{name} lists an unknown claim {cid}"
+        if cid in PENDING:
+            continue
         assert any(s.since == version for s in inv[cid].standings), f"{name}: {cid} has no range since {version}"
 
 
