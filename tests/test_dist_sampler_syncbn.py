@@ -26,21 +26,17 @@ from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
 from fixtures import dist_workers, signatures
+from fixtures.boundaries import (
+    BATCHNORM_EPS_CHECKED_SINCE,
+    BROADCAST_BUFFERS_DEPRECATED_SINCE,
+    SYNCBN_FALLBACK_SINCE,
+    TWO_FORWARDS_OK_SINCE,
+)
 from fixtures.procs import WORLD_SIZE, world_section
 from fixtures.signatures import parameters_without_self, signature_parameters
 from fixtures.tensors import f32
 from fixtures.versions import torch_at_least
 
-# torch 2.0 (PR pytorch#89706): SyncBatchNorm outside an initialized process group falls back
-# to BatchNorm; before, a CPU input raised "SyncBatchNorm expected input tensor to be on GPU".
-SYNCBN_FALLBACK_SINCE = "2.0"
-# torch 2.10 (PR pytorch#166756): F.batch_norm rejects eps <= 0 in training (ValueError).
-BATCHNORM_EPS_CHECKED_SINCE = "2.10"
-# torch 2.13: DDP's broadcast_buffers is deprecated (FutureWarning) in favour of forward_sync_buffers.
-# torch 2.12: with the default broadcast_buffers=True, two forward passes before one backward no
-# longer hit the in-place error (measured: the error on 2.11.0, none on 2.12.1).
-TWO_FORWARDS_OK_SINCE = "2.12"
-BROADCAST_BUFFERS_DEPRECATED_SINCE = "2.13"
 MOMENTUM = 0.1
 DATASET = list(range(11))  # 11 items over 2 ranks: one index is repeated to pad
 

@@ -8,6 +8,9 @@ marker selects them): without them they skip with the reason; the timing ones de
 needs(serial=True) too.
 
     launcher env without LOCAL_RANK  -> dist.launch-env-vars, dist.local-rank-meaning red
+    workers of a default single-node launch told the note's default address 127.0.0.1, not the
+      free-port rendezvous' host name (socket.getfqdn())
+                                     -> dist.launch-master-defaults red
     the notes' meanings: RANK = machine index, WORLD_SIZE = number of machines
                                      -> dist.rank-meaning, dist.world-size-meaning red
     DDP without its construction-time broadcast, and a set_epoch that does nothing
@@ -67,6 +70,10 @@ module.SubprocessHandler._popen = _popen
 NO_LOCAL_RANK = wrong_world(WORKER_POPEN, edit_worker_env('env.pop("LOCAL_RANK", None)'))
 
 
+# the note's world for a default launch: MASTER_ADDR is --master_addr's default, whatever the rendezvous
+NOTES_MASTER_ADDR = wrong_world(WORKER_POPEN, edit_worker_env('env["MASTER_ADDR"] = "127.0.0.1"'))
+
+
 NOTES_MEANINGS = wrong_world(WORKER_POPEN, edit_worker_env('''
 env["RANK"] = env["GROUP_RANK"]
 env["WORLD_SIZE"] = env["GROUP_WORLD_SIZE"]
@@ -115,6 +122,11 @@ def test_workers_without_local_rank_turn_env_vars_and_local_rank_claims_red(run_
                    patch=NO_LOCAL_RANK)
     assert_goes_red(run, "dist.launch-env-vars", "LOCAL_RANK")
     assert_goes_red(run, "dist.local-rank-meaning", "LOCAL_RANK")
+
+
+def test_workers_told_the_default_master_address_turn_master_defaults_red(run_spec):
+    run = run_spec("--claim", "dist.launch-master-defaults", "-m", "cpu", patch=NOTES_MASTER_ADDR)
+    assert_goes_red(run, "dist.launch-master-defaults", "MASTER_ADDR '127.0.0.1'", "and a free port")
 
 
 def test_the_notes_rank_and_world_size_turn_those_claims_red(run_spec):
