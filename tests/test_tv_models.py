@@ -19,11 +19,18 @@ from urllib.parse import urlparse
 
 import pytest
 import torch
-import torchvision.models as models
 from torch import nn
 from torch.testing import assert_close
 
-pytestmark = pytest.mark.usefixtures("single_thread")  # real models run on one intra-op thread (fixtures/threads.py)
+from fixtures.needs import loads
+
+# torchvision imported only where it loads with this torch; else every test here reads not-run
+# with the import's error (fixtures/needs.py)
+if loads("torchvision"):
+    import torchvision.models as models
+
+pytestmark = [pytest.mark.usefixtures("single_thread"),  # real models run on one intra-op thread (fixtures/threads.py)
+              pytest.mark.needs(libs=["torchvision"])]
 
 # torchvision 0.13 (released with torch 1.12) introduced the weights= enums and deprecated
 # pretrained=, which it still accepts with a UserWarning and maps to weights=<Enum>.IMAGENET1K_V1.
