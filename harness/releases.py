@@ -8,6 +8,7 @@ matrix reads it (`--envs`), and meta tests hold tox.ini's other mentions and REA
                                           matrix's newest column; exit 0 when there are none, 1 when
                                           there are (add a column), 2 when the index cannot be read
     python -m harness.releases --envs     the torch environments of the list as JSON (the workflow)
+    python -m harness.releases --write-readme   README's list of releases, rewritten from the list
     python -m harness.releases --listing FILE   the same check against a recorded index listing
                                           ({"torch": [versions], "torchvision": [versions]})
 
@@ -22,6 +23,7 @@ import json
 import pathlib
 import re
 import sys
+import textwrap
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -31,6 +33,10 @@ from harness.versions import parse
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TOX_INI = ROOT / "tox.ini"
+README = ROOT / "README.md"
+REQUIREMENTS = ROOT / "requirements.txt"
+README_START = "<!-- releases: tox.ini's matrix label (python -m harness.releases --write-readme) -->\n"
+README_END = "<!-- /releases -->\n"
 INDEX_URL = "https://pypi.org/simple"
 PACKAGES = ("torch", "torchvision")
 TORCH_ENV = re.compile(r"^torch\d+\.\d+$")
@@ -109,6 +115,44 @@ def tox_torch_releases(text: str | None = None) -> dict[str, str]:
     return {r.env: r.torch for r in releases(text)}
 
 
+# --- README's list
+
+
+def _older_python(ini: configparser.ConfigParser) -> dict[str, str]:
+    """{torch env: Python X.Y} for the envs whose base_python line names a Python before 3.11."""
+    found = re.findall(r"^\s*(torch\d+\.\d+):\s*python(\d+\.\d+)\s*$", ini["testenv"]["base_python"], re.M)
+    return {env: py for env, py in found if parse(py) < parse("3.11")}
+
+
+def _pinned_torch() -> str | None:
+    m = re.search(r"^torch==(\S+)\s*$", REQUIREMENTS.read_text(encoding="utf-8"), re.M)
+    return m.group(1) if m else None
+
+
+def readme_list(text: str | None = None, pinned: str | None = None) -> str:
+    """The releases as README lists them, e.g. "1.13.1 (on Python 3.10), 2.0.1, ..., the pinned
+    2.14.1 and the newest, 2.15.0 (torchvision 0.29.2).", wrapped at 100 columns."""
+    ini, _ = tox_config(text)
+    older = _older_python(ini)
+    pinned = _pinned_torch() if pinned is None else pinned
+    rel = releases(text)
+    words = []
+    for r in rel:
+        word = f"the pinned {r.torch}" if r.torch == pinned else r.torch
+        words.append(word + (f" (on Python {older[r.env]})" if r.env in older else ""))
+    newest = rel[-1]
+    if newest.torch != pinned:
+        words[-1] = f"the newest, {words[-1]} (torchvision {newest.torchvision})"
+    body = ", ".join(words[:-1]) + " and " + words[-1] + "."
+    return textwrap.fill(body, width=100, break_on_hyphens=False) + "\n"
+
+
+def readme_with_list(readme: str, text: str | None = None) -> str:
+    """README's text with the part between its release markers replaced by readme_list()."""
+    start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
+    return readme[:start] + readme_list(text) + readme[end:]
+
+
 # --- the package index
 
 
@@ -147,12 +191,16 @@ def render(found: dict[str, list[str]], newest: Release, source: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m harness.releases", description=__doc__.split("\n\n")[0])
     ap.add_argument("--envs", action="store_true", help="print the torch environments of the one list as JSON")
+    ap.add_argument("--write-readme", action="store_true", help="rewrite README's list of releases from the list")
     ap.add_argument("--index-url", default=INDEX_URL, help=f"simple repository API root (default {INDEX_URL})")
     ap.add_argument("--listing", type=pathlib.Path,
                     help='a recorded index listing instead of the index: {"torch": [...], "torchvision": [...]}')
     args = ap.parse_args(argv)
     if args.envs:
         print(json.dumps([r.env for r in releases()]))
+        return 0
+    if args.write_readme:
+        README.write_text(readme_with_list(README.read_text(encoding="utf-8")), encoding="utf-8")
         return 0
     newest = releases()[-1]
     if args.listing:

@@ -1,4 +1,8 @@
-"""`python -m harness.releases`: the torch / torchvision releases on the index newer than the matrix.
+"""`python -m harness.releases`: the one list of torch releases, README's list written from it, and the
+torch / torchvision releases on the index newer than the matrix.
+
+README's list of releases (between its release markers) is what `--write-readme` writes from tox.ini's
+`matrix` label, and a label with one release more makes it stale.
 
 Offline against a recorded index listing (index-listing-2026-11-26.json, the versions PyPI's simple
 API listed that day): with the matrix as it is, nothing is newer; with a matrix one release behind
@@ -28,6 +32,30 @@ def _listing() -> dict[str, list[str]]:
 def _run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "harness.releases", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def test_readmes_list_of_releases_is_written_from_the_one_list():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.count(releases.README_START) == readme.count(releases.README_END) == 1, "README's release markers"
+    assert releases.readme_with_list(readme) == readme, (
+        "README's list of releases is not tox.ini's matrix label: python -m harness.releases --write-readme")
+    listed = readme.split(releases.README_START)[1].split(releases.README_END)[0]
+    torch_only = re.sub(r"\((on Python|torchvision) [\d.]+\)", "", listed)
+    assert re.findall(r"\d+\.\d+\.\d+", torch_only) == [r.torch for r in releases.releases()], listed
+
+
+def test_a_release_added_to_the_label_only_makes_readmes_list_stale():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = TOX_INI.read_text(encoding="utf-8")
+    newest = releases.releases()[-1]
+    grown = text.replace(f"{newest.env}, matrix", f"{newest.env}, torch9.9, matrix").replace(
+        f"    {newest.env}: EXPECT_TORCH", f"    torch9.9: EXPECT_TORCH = 9.9.0\n    torch9.9: EXPECT_TV = 9.9.0\n"
+                                         f"    {newest.env}: EXPECT_TORCH")
+    assert grown != text
+    assert releases.releases(grown)[-1].torch == "9.9.0"
+    fresh = releases.readme_with_list(readme, grown)
+    assert fresh != readme
+    assert "the newest, 9.9.0 (torchvision 9.9.0)." in fresh
 
 
 def test_the_matrix_has_the_newest_release_of_the_recorded_listing():
