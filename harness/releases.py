@@ -2,7 +2,8 @@
 
 The one list is tox.ini's `matrix` label: its torch environments, in version order, each with the
 torch and torchvision it promises (its `EXPECT_TORCH` / `EXPECT_TV` lines). The workflow's job
-matrix reads it (`--envs`), and meta tests hold tox.ini's other mentions and README's lists to it.
+matrix reads it (`--envs`), README's list is written from it (`--write-readme`), and meta tests
+hold tox.ini's other mentions of the torch environments to it (meta_tests/ci/).
 
     python -m harness.releases            torch / torchvision releases on the index newer than the
                                           matrix's newest column; exit 0 when there are none, 1 when
@@ -24,7 +25,6 @@ import pathlib
 import re
 import sys
 import textwrap
-import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
