@@ -16,19 +16,19 @@ benchmark workers) are built with `site_wide` (code run at start-up in every chi
 more than one meta test file uses lives in worlds.py.
 
 Also here, for the meta tests that read the project rather than run it: ROOT, and the torch
-environments of tox.ini with the release each promises (`tox_torch_envs`, `tox_torch_releases`).
+environments of tox.ini with the release each promises (`tox_torch_envs`, `tox_torch_releases`,
+from harness/releases.py, which reads the one list of releases).
 """
 from __future__ import annotations
 
-import configparser
 import json
 import os
 import pathlib
-import re
 import textwrap
 from dataclasses import dataclass
 
 import fork_server
+from harness.releases import tox_torch_envs, tox_torch_releases  # noqa: F401 (the meta tests' names)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TOX_INI = ROOT / "tox.ini"
@@ -205,54 +205,3 @@ def wrong_world(target: str, body: str, in_process: str = "") -> str:
     is the body of patch(module), which runs right after `target` is first imported there."""
     indented = "\n".join("    " + line for line in body.strip().splitlines())
     return site_wide(SITE_HOOK.format(target=target, body=indented), in_process)
-
-
-# --- tox.ini's torch environments
-
-TORCH_ENV = re.compile(r"^torch\d+\.\d+$")
-
-
-def _split(value: str) -> list[str]:
-    return [v.strip() for v in re.split(r"[,\n]", value) if v.strip()]
-
-
-def _tox(text: str | None) -> tuple[configparser.ConfigParser, dict[str, list[str]]]:
-    """tox.ini (its text, or the project's file) parsed, and its labels."""
-    ini = configparser.ConfigParser(interpolation=None)
-    ini.read_string(TOX_INI.read_text(encoding="utf-8") if text is None else text)
-    labels = {}
-    for line in ini["tox"]["labels"].splitlines():
-        if "=" in line:
-            name, envs = line.split("=", 1)
-            labels[name.strip()] = _split(envs)
-    return ini, labels
-
-
-def tox_torch_envs(text: str | None = None) -> dict[str, list[str]]:
-    """The torch environments tox.ini names, by where it names them: the `matrix` label, the
-    `[testenv:matrix]` depends, and the `torchX.Y:` factors of `[testenv]` deps and set_env."""
-    ini, labels = _tox(text)
-    factors: list[str] = []
-    for key in ("deps", "set_env"):
-        for line in ini["testenv"][key].splitlines():
-            m = re.match(r"\s*(torch\d+\.\d+):", line)
-            if m and m.group(1) not in factors:
-                factors.append(m.group(1))
-    return {
-        "label matrix": [e for e in labels["matrix"] if TORCH_ENV.match(e)],
-        "[testenv:matrix] depends": [e for e in _split(ini["testenv:matrix"]["depends"]) if TORCH_ENV.match(e)],
-        "[testenv] deps/set_env factors": factors,
-        "labels versions + boundaries": labels["versions"] + labels["boundaries"],
-    }
-
-
-def tox_torch_releases(text: str | None = None) -> dict[str, str]:
-    """{torch environment: the torch release it promises} for the torch environments of tox.ini's
-    `matrix` label, in its order: the `torchX.Y: EXPECT_TORCH = V` lines of `[testenv]` set_env."""
-    ini, labels = _tox(text)
-    promised = dict(re.findall(r"^\s*(torch\d+\.\d+):\s*EXPECT_TORCH\s*=\s*(\S+)\s*$",
-                               ini["testenv"]["set_env"], re.M))
-    envs = [e for e in labels["matrix"] if TORCH_ENV.match(e)]
-    missing = [e for e in envs if e not in promised]
-    assert not missing, f"tox.ini: torch environments without an EXPECT_TORCH line: {missing}"
-    return {e: promised[e] for e in envs}

@@ -15,10 +15,17 @@ import numpy as np
 import PIL.Image
 import pytest
 import torch
-import torchvision
-import torchvision.transforms.functional as TF
 
 from fixtures.images import IMAGE_H, IMAGE_W, make_float_image
+from fixtures.needs import loads
+
+# torchvision imported only where it loads with this torch; else the tests of its helpers (marked
+# needs torchvision) read not-run with the import's error, and the by-hand recipes still run
+if loads("torchvision"):
+    import torchvision
+    import torchvision.transforms.functional as TF
+else:
+    torchvision = TF = None
 
 # The note's lines, re-typed as written (002 › 与PIL.Image转换).
 TENSOR_TO_PIL = "image = PIL.Image.fromarray(torch.clamp(tensor * 255, min=0, max=255).byte().permute(1, 2, 0).cpu().numpy())"
@@ -69,6 +76,7 @@ def test_fromarray_recipe_gives_rgb_only_for_three_channels_and_fails_on_one():
 
 
 @pytest.mark.claim("dtype.to-pil-image-equivalence", half="holding")
+@pytest.mark.needs(libs=["torchvision"])
 @pytest.mark.parametrize("channels, mode", [(3, "RGB"), (4, "RGBA")], ids=["3 channels", "4 channels"])
 def test_to_pil_image_matches_the_fromarray_recipe_for_values_in_0_1(channels, mode):
     t = make_float_image(channels=channels)
@@ -79,6 +87,7 @@ def test_to_pil_image_matches_the_fromarray_recipe_for_values_in_0_1(channels, m
 
 
 @pytest.mark.claim("dtype.to-pil-image-equivalence", half="failing")
+@pytest.mark.needs(libs=["torchvision"])
 def test_with_one_channel_to_pil_image_gives_mode_l_where_the_recipe_raises():
     t = make_float_image(channels=1)
     helper = TF.to_pil_image(t)
@@ -96,6 +105,7 @@ def test_with_one_channel_to_pil_image_gives_mode_l_where_the_recipe_raises():
 
 
 @pytest.mark.claim("dtype.pil-to-tensor-manual", half="holding")
+@pytest.mark.needs(libs=["torchvision"])
 @pytest.mark.filterwarnings("ignore:The given NumPy array is not writable:UserWarning")
 def test_asarray_recipe_equals_to_tensor_bit_for_bit(rgb_png, rgb_array):
     by_hand = _run(PIL_TO_TENSOR, path=rgb_png)["tensor"]
@@ -107,6 +117,7 @@ def test_asarray_recipe_equals_to_tensor_bit_for_bit(rgb_png, rgb_array):
 
 
 @pytest.mark.claim("dtype.pil-to-tensor-manual", half="failing")
+@pytest.mark.needs(libs=["torchvision"])
 @pytest.mark.parametrize("mode", ["L", "P"], ids=["grayscale", "palette"])
 def test_asarray_recipe_fails_on_images_without_a_channel_axis(tmp_path, rgb_image, mode):
     path = tmp_path / f"{mode}.png"
@@ -121,6 +132,7 @@ def test_asarray_recipe_fails_on_images_without_a_channel_axis(tmp_path, rgb_ima
 
 
 @pytest.mark.claim("dtype.to-tensor-func", half="holding")
+@pytest.mark.needs(libs=["torchvision"])
 def test_to_tensor_gives_c_h_w_float_scaled_into_0_1(rgb_png, rgb_array):
     t = TF.to_tensor(PIL.Image.open(rgb_png))
     assert t.shape == (3, IMAGE_H, IMAGE_W) and t.dtype == torch.float32
@@ -130,6 +142,7 @@ def test_to_tensor_gives_c_h_w_float_scaled_into_0_1(rgb_png, rgb_array):
 
 
 @pytest.mark.claim("dtype.to-tensor-func", half="failing")
+@pytest.mark.needs(libs=["torchvision"])
 def test_to_tensor_scales_only_8_bit_images_not_16_bit_or_float_ones(tmp_path):
     values = np.arange(IMAGE_H * IMAGE_W, dtype=np.uint16).reshape(IMAGE_H, IMAGE_W) * 7 % 30000
     path = tmp_path / "depth16.png"
@@ -148,6 +161,7 @@ def test_to_tensor_scales_only_8_bit_images_not_16_bit_or_float_ones(tmp_path):
 
 
 @pytest.mark.claim("dtype.to-tensor-slash-typo")
+@pytest.mark.needs(libs=["torchvision"])
 def test_slash_typo_is_a_division_that_fails_on_the_name_functional(rgb_png):
     compile(SLASH_TYPO, "<note>", "exec")  # valid syntax: `transforms / functional.to_tensor(...)`
     with pytest.raises(NameError, match="name 'functional' is not defined"):
@@ -155,6 +169,7 @@ def test_slash_typo_is_a_division_that_fails_on_the_name_functional(rgb_png):
 
 
 @pytest.mark.claim("dtype.to-tensor-slash-typo")
+@pytest.mark.needs(libs=["torchvision"])
 def test_slash_typo_with_functional_in_scope_divides_a_module_by_a_tensor(rgb_png):
     with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for /: 'module' and 'Tensor'"):
         _run(SLASH_TYPO, path=rgb_png, functional=TF)

@@ -11,8 +11,16 @@ import inspect
 import pathlib
 
 import pytest
-import torchvision
-from torchvision import datasets
+
+from fixtures.needs import loads
+
+# torchvision imported only where it loads with this torch; else every test here reads not-run
+# with the import's error (fixtures/needs.py)
+if loads("torchvision"):
+    import torchvision
+    from torchvision import datasets
+
+pytestmark = pytest.mark.needs(libs=["torchvision"])
 
 NOT_FOUND = "Dataset not found. You can use download=True to download it"
 

@@ -19,14 +19,19 @@ from urllib.parse import urlparse
 
 import pytest
 import torch
-import torchvision.models as models
 from torch import nn
 from torch.testing import assert_close
 
 from fixtures.boundaries import PRETRAINED_DEPRECATED_IN_TORCHVISION, TORCH_OF_FIRST_WEIGHTS_ENUMS
+from fixtures.needs import loads
 
-pytestmark = pytest.mark.usefixtures("single_thread")  # real models run on one intra-op thread (fixtures/threads.py)
+# torchvision imported only where it loads with this torch; else every test here reads not-run
+# with the import's error (fixtures/needs.py)
+if loads("torchvision"):
+    import torchvision.models as models
 
+pytestmark = [pytest.mark.usefixtures("single_thread"),  # real models run on one intra-op thread (fixtures/threads.py)
+              pytest.mark.needs(libs=["torchvision"])]
 
 
 def _forward(model, size=64):

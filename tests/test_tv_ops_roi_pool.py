@@ -12,9 +12,16 @@ covers [floor(i*L/n), ceil((i+1)*L/n)) of the RoI.
 """
 import pytest
 import torch
-from torchvision.ops import roi_pool
 
-pytestmark = pytest.mark.usefixtures("single_thread")  # on one intra-op thread (fixtures/threads.py)
+from fixtures.needs import loads
+
+# torchvision imported only where it loads with this torch; else every test here reads not-run
+# with the import's error (fixtures/needs.py)
+if loads("torchvision"):
+    from torchvision.ops import roi_pool
+
+pytestmark = [pytest.mark.usefixtures("single_thread"),  # on one intra-op thread (fixtures/threads.py)
+              pytest.mark.needs(libs=["torchvision"])]
 
 
 def _feature_map(batch=1, channels=1):

@@ -15,16 +15,21 @@ import platform
 import numpy as np
 import pytest
 import torch
-import torchvision
-import torchvision.transforms as T
 from PIL import Image
 from torch.testing import assert_close
-from torchvision.utils import make_grid
 
 from fixtures.images import IMAGE_H, IMAGE_W, make_float_image
+from fixtures.needs import loads
+
+# torchvision imported only where it loads with this torch; else every test here reads not-run
+# with the import's error (fixtures/needs.py)
+if loads("torchvision"):
+    import torchvision
+    import torchvision.transforms as T
+    from torchvision.utils import make_grid
 
 # 224 x 224 resizes and rotations are 10x slower on two contended threads than on one
-pytestmark = pytest.mark.usefixtures("single_thread")
+pytestmark = [pytest.mark.usefixtures("single_thread"), pytest.mark.needs(libs=["torchvision"])]
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)

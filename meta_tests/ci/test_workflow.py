@@ -5,14 +5,15 @@
 - the workflow matches GitHub's workflow schema, offline, through check-jsonschema's vendored
   copy, and a broken copy of it does not (skips where check-jsonschema is not installed:
   `pip install -r requirements-matrix.txt`);
-- the workflow's per-torch jobs are exactly the torch environments of tox.ini, so that adding a
-  torch version to one and not the other fails here; the GPU job and the merge job use names
-  that exist.
-No YAML library is needed: the few facts checked are read with regular expressions from the
-layout the workflow keeps (one `- torchX.Y` line per environment in the cpu job's matrix).
+- tox.ini's `matrix` label is the one list of torch releases: tox.ini's other mentions of the
+  torch environments equal it, and the workflow lists none of its own: its per-torch jobs are a
+  dynamic matrix read from the label (`python -m harness.releases --envs`); the GPU job and the
+  merge job use names that exist.
+The workflow is read as YAML (ruamel.yaml, which check-jsonschema brings: requirements-matrix.txt).
 """
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 import shutil
@@ -21,22 +22,22 @@ import sys
 
 import pytest
 
-from spec_runner import ROOT, TOX_INI, tox_torch_envs, tox_torch_releases
+from harness import releases
+from spec_runner import ROOT, TOX_INI, tox_torch_envs
 
 WORKFLOW = ROOT / ".github" / "workflows" / "matrix.yml"
+DYNAMIC = "${{ fromJSON(needs.releases.outputs.envs) }}"
+READS_THE_LIST = "python -m harness.releases --envs"
 
 
-def workflow_torch_envs(text: str) -> list[str]:
-    """The torch environments of the workflow's per-torch CPU jobs (its `matrix.env` list)."""
-    job = re.search(r"^  cpu:\n(.*?)(?=^  \S)", text, re.S | re.M)
-    assert job, "the workflow has no `cpu` job"
-    block = re.search(r"^        env:\n((?:          - .*\n)+)", job.group(1), re.M)
-    assert block, "the cpu job has no strategy.matrix.env list"
-    return re.findall(r"^          - (\S+)\s*$", block.group(1), re.M)
+def load_workflow(text: str) -> dict:
+    yaml = pytest.importorskip("ruamel.yaml",
+                               reason="ruamel.yaml is not installed (pip install -r requirements-matrix.txt)")
+    return yaml.YAML(typ="safe", pure=True).load(text)
 
 
 def drift(tox_text: str, workflow_text: str) -> list[str]:
-    """Every way the workflow and tox.ini disagree about the torch environments ([] when none)."""
+    """Every way tox.ini and the workflow depart from the one list of torch releases ([] when none)."""
     problems = []
     envs = tox_torch_envs(tox_text)
     label = envs["label matrix"]
@@ -45,50 +46,54 @@ def drift(tox_text: str, workflow_text: str) -> list[str]:
         if names_set != label_set:
             problems.append(f"tox.ini: {where} has {sorted(names_set - label_set)} more and "
                             f"{sorted(label_set - names_set)} fewer than the matrix label")
-    jobs = workflow_torch_envs(workflow_text)
-    if len(jobs) != len(set(jobs)):
-        problems.append(f"the workflow lists an environment twice: {jobs}")
-    missing = [e for e in label if e not in jobs]
-    extra = [e for e in jobs if e not in label]
-    if missing:
-        problems.append(f"torch environments of tox.ini without a job in the workflow: {missing}")
-    if extra:
-        problems.append(f"workflow jobs for torch environments that tox.ini does not have: {extra}")
-    if not missing and not extra and jobs != label:
-        problems.append(f"the workflow's jobs are not in tox.ini's version order: {jobs} vs {label}")
+    jobs = load_workflow(workflow_text)["jobs"]
+    cpu_matrix = jobs["cpu"]["strategy"]["matrix"]["env"]
+    if cpu_matrix != DYNAMIC:
+        problems.append(f"the cpu job lists its torch environments itself ({cpu_matrix!r}) instead of "
+                        f"reading tox.ini's matrix label ({DYNAMIC})")
+    needs = jobs["cpu"].get("needs", [])
+    if "releases" not in ([needs] if isinstance(needs, str) else needs):
+        problems.append(f"the cpu job does not need the releases job (needs: {needs!r})")
+    steps = jobs.get("releases", {}).get("steps", [])
+    if not any(READS_THE_LIST in step.get("run", "") for step in steps):
+        problems.append(f"no step of the releases job runs `{READS_THE_LIST}`")
     for env in re.findall(r"tox run -e (torch\d+\.\d+)", workflow_text):
         if env not in label:
             problems.append(f"the workflow runs `tox run -e {env}`, which tox.ini does not have")
     return problems
 
 
-def test_the_workflow_has_a_job_for_every_torch_env_of_tox_ini_and_no_other():
+def test_the_workflow_reads_its_torch_jobs_from_tox_inis_one_list_of_releases():
     assert drift(TOX_INI.read_text(encoding="utf-8"), WORKFLOW.read_text(encoding="utf-8")) == []
-    # ... one job per torch environment of tox.ini, each of which promises a release (EXPECT_TORCH)
-    assert workflow_torch_envs(WORKFLOW.read_text(encoding="utf-8")) == list(tox_torch_releases())
+    # ... and what the releases job prints is exactly the label's torch environments
+    out = subprocess.run([sys.executable, "-m", "harness.releases", "--envs"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == tox_torch_envs()["label matrix"] == [r.env for r in releases.releases()]
 
 
-ADDED = """    torch2.15: torch==2.15.0
-    torch2.15: torchvision==0.30.0
+ADDED = """    torch2.99: torch==2.99.0
+    torch2.99: torchvision==0.99.0
 """
 
 
-def test_a_torch_env_added_to_tox_ini_only_or_to_the_workflow_only_is_caught():
+def test_a_torch_env_outside_the_one_list_or_a_job_list_of_the_workflows_own_is_caught():
     tox_text = TOX_INI.read_text(encoding="utf-8")
     wf_text = WORKFLOW.read_text(encoding="utf-8")
-    # a new env in tox.ini (factor lines, both labels, depends) but not in the workflow
-    grown = tox_text.replace("    torch2.14: -r requirements.txt\n", "    torch2.14: -r requirements.txt\n" + ADDED)
-    grown = grown.replace("torch2.14, matrix", "torch2.14, torch2.15, matrix")
-    grown = re.sub(r"(depends = .*torch2\.14)", r"\1, torch2.15", grown)
-    grown = re.sub(r"(boundaries = .*)", r"\1, torch2.15", grown)
-    assert grown != tox_text
-    assert drift(grown, wf_text) == ["torch environments of tox.ini without a job in the workflow: ['torch2.15']"]
-    # ... and a job in the workflow for an env tox.ini does not have
-    wider = wf_text.replace("          - torch2.14\n", "          - torch2.14\n          - torch2.15\n")
-    assert drift(tox_text, wider) == ["workflow jobs for torch environments that tox.ini does not have: ['torch2.15']"]
-    # ... and an env whose deps exist but that the matrix label forgot
+    # an env whose deps exist but that the matrix label forgot
     half = tox_text.replace("    torch2.14: -r requirements.txt\n", "    torch2.14: -r requirements.txt\n" + ADDED)
-    assert any("deps/set_env factors has ['torch2.15'] more" in p for p in drift(half, wf_text))
+    assert half != tox_text
+    assert any("deps/set_env factors has ['torch2.99'] more" in p for p in drift(half, wf_text))
+    # a workflow that lists its torch jobs itself again (the list that drifted)
+    static = wf_text.replace(f"env: {DYNAMIC}", "env:\n          - torch1.13\n          - torch2.14")
+    assert static != wf_text
+    assert [p for p in drift(tox_text, static) if "lists its torch environments itself" in p]
+    # a gpu job for an env tox.ini does not have
+    gone = wf_text.replace("tox run -e torch2.14", "tox run -e torch2.98")
+    assert "the workflow runs `tox run -e torch2.98`, which tox.ini does not have" in drift(tox_text, gone)
+    # a releases job that no longer reads the list
+    blind = wf_text.replace(READS_THE_LIST, "echo '[]'")
+    assert f"no step of the releases job runs `{READS_THE_LIST}`" in drift(tox_text, blind)
 
 
 def test_the_gpu_job_runs_the_gpu_spec_on_a_self_hosted_gpu_runner_and_the_merge_uses_the_builder():
