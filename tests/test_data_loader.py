@@ -427,7 +427,7 @@ def test_drop_last_discards_the_incomplete_final_batch():
 # --- data.timeout ----------------------------------------------------------------------
 
 
-@pytest.mark.claim("data.timeout")
+@pytest.mark.claim("data.timeout", decides="holds")  # the true part: the default and the check
 def test_timeout_defaults_to_zero_and_must_be_non_negative():
     assert _default("timeout") == 0
     assert DataLoader(_numbers(4)).timeout == 0
@@ -446,7 +446,7 @@ class _SlowAtTwo(Dataset):
         return index
 
 
-@pytest.mark.claim("data.timeout")
+@pytest.mark.claim("data.timeout", decides="wrong")
 @pytest.mark.needs(processes=True)
 def test_a_batch_not_collected_within_the_timeout_raises_instead_of_being_skipped():
     loader = DataLoader(_SlowAtTwo(), batch_size=None, num_workers=1, timeout=1.0)
