@@ -26,7 +26,7 @@ def claim(standing, correction="c"):
 
 
 @pytest.mark.parametrize(
-    ("standing", "records", "verdict", "reason_part"),
+    "standing, records, verdict, reason_part",
     [
         pytest.param("refuted", [rec("passed", "wrong", name="w")], "refuted", None, id="refuted-by-a-wrong-test"),
         pytest.param("refuted", [rec("passed", name="d")], "refuted", None, id="refuted-by-default-role"),
@@ -59,7 +59,8 @@ def test_a_true_part_selected_alone_names_the_missing_role():
                for nodeid in ["tests/test_data_loader.py::test_timeout_defaults_to_zero_and_must_be_non_negative"]]
     assert records[0]["decides"] == "holds", records
     verdict, _, reason, _ = verdicts.verdict_for(cl, records, "2.14.1")
-    assert verdict == "not-run" and "shows the stated case is wrong" in reason, (verdict, reason)
+    assert verdict == "not-run", (verdict, reason)
+    assert "shows the stated case is wrong" in reason, reason
 
 
 def test_every_standing_agrees_with_its_tests_declared_roles():
@@ -74,7 +75,7 @@ def _with(cid, *standings):
 
 
 @pytest.mark.parametrize(
-    ("cid", "standing", "message"),
+    "cid, standing, message",
     [
         # a partly claim read as refuted: its left-out test declares a role no standing uses
         pytest.param("tensor.vstack-hstack", inventory.Standing("refuted", "c"),
