@@ -134,15 +134,20 @@ def test_type_float64_converts_like_numpy_astype_float(source):
 # -- CPU / CUDA ----------------------------------------------------------------------------
 
 
-@pytest.mark.claim("dtype.cuda-cpu-mix")
+@pytest.mark.claim("dtype.cuda-cpu-mix", half="holding")
 @pytest.mark.needs(gpus=1)
-def test_cuda_tensors_do_not_mix_with_cpu_tensors_except_0_dim_ones():
+def test_cuda_tensors_do_not_mix_with_cpu_tensors():
     g, c = torch.ones(3, device="cuda"), torch.ones(3)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         g + c
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         torch.mm(torch.ones(2, 2, device="cuda"), torch.ones(2, 2))
-    # a 0-dim CPU tensor is taken as a scalar and does combine with a CUDA tensor
+
+
+@pytest.mark.claim("dtype.cuda-cpu-mix", half="failing")
+@pytest.mark.needs(gpus=1)
+def test_a_0_dim_cpu_tensor_combines_with_a_cuda_tensor_as_a_scalar():
+    g = torch.ones(3, device="cuda")
     out = g + torch.tensor(2.0)
     assert out.device.type == "cuda"
     assert torch.equal(out.cpu(), torch.full((3,), 3.0))
