@@ -136,7 +136,7 @@ def test_cuda_autocast_mixes_float16_matmuls_with_float32_reductions(cuda_device
 # --- amp.cuda-amp-namespace ---------------------------------------------------------------
 
 
-@pytest.mark.claim("amp.cuda-amp-namespace")
+@pytest.mark.claim("amp.cuda-amp-namespace", half="holding")
 def test_cuda_amp_autocast_is_torch_autocast_bound_to_cuda():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # from 2.4 on; asserted below
@@ -147,7 +147,7 @@ def test_cuda_amp_autocast_is_torch_autocast_bound_to_cuda():
         assert isinstance(scaler, torch.amp.GradScaler)
 
 
-@pytest.mark.claim("amp.cuda-amp-namespace")
+@pytest.mark.claim("amp.cuda-amp-namespace", half="failing")
 @pytest.mark.needs(min_torch=CUDA_AMP_DEPRECATED_SINCE)
 def test_cuda_amp_names_warn_future_deprecation_and_torch_amp_names_do_not():
     with pytest.warns(FutureWarning, match=r"torch\.cuda\.amp\.autocast.*deprecated.*torch\.amp\.autocast\('cuda'"):
@@ -160,7 +160,7 @@ def test_cuda_amp_names_warn_future_deprecation_and_torch_amp_names_do_not():
         torch.amp.GradScaler("cuda", enabled=False)
 
 
-@pytest.mark.claim("amp.cuda-amp-namespace")
+@pytest.mark.claim("amp.cuda-amp-namespace", half="holding")
 @pytest.mark.needs(max_torch=CUDA_AMP_DEPRECATED_SINCE)
 def test_cuda_amp_names_are_not_deprecated_before_2_4():
     with warnings.catch_warnings(record=True) as caught:
@@ -171,7 +171,7 @@ def test_cuda_amp_names_are_not_deprecated_before_2_4():
     assert not deprecations, deprecations
 
 
-@pytest.mark.claim("amp.cuda-amp-namespace", "amp.float16-half")
+@pytest.mark.claim("amp.cuda-amp-namespace", "amp.float16-half", decides="holds")
 @pytest.mark.needs(gpus=1)
 @pytest.mark.filterwarnings("ignore:.*torch.cuda.amp.*deprecated:FutureWarning")
 def test_cuda_amp_autocast_and_torch_autocast_cuda_compute_the_same(cuda_device):
