@@ -13,7 +13,7 @@ needs(serial=True) too.
     DDP without its construction-time broadcast, and a set_epoch that does nothing
                                      -> dist.ddp-same-seed, dist.sampler-set-epoch red
     DDP that sums the gradients instead of averaging them
-                                     -> dist.ddp-grad-average red
+                                     -> dist.ddp-grad-average, dist.ddp-loss-sync red
     SyncBatchNorm whose constructor is exactly the note's five parameters
                                      -> dist.syncbn-signature red
     DataParallel on three GPUs that talks to no other GPU (its communication does not grow)
@@ -127,8 +127,9 @@ def test_ddp_without_its_broadcast_and_a_dead_set_epoch_turn_seed_and_epoch_clai
 
 
 def test_ddp_that_sums_gradients_turns_grad_average_red(run_spec):
-    run = run_spec("--claim", "dist.ddp-grad-average", "-m", "cpu", patch=SUMMED_GRADIENTS)
+    run = run_spec("--claim", "dist.ddp-grad-average,dist.ddp-loss-sync", "-m", "cpu", patch=SUMMED_GRADIENTS)
     assert_goes_red(run, "dist.ddp-grad-average", "not the mean")
+    assert_goes_red(run, "dist.ddp-loss-sync", "not the mean")
 
 
 # SyncBatchNorm whose constructor is exactly the note's five parameters (the one signature rule)
