@@ -17,6 +17,9 @@ differs, the claim's tests must go red, for the reason their assertions give.
       - autograd.retain-graph (holds; run in the same world): backward keeps the graph unless told
         otherwise (retain_graph defaults to True).
       - tensor.normal-size-tensor-args: with size, torch.normal rejects every tensor mean / std.
+      - the deprecated-but-working claims (docs/verdict-rules.md, rule 3): set_default_tensor_type
+        does nothing, torch.cuda.amp.autocast is no torch.autocast, torch.jit.trace returns the
+        eager module, squeezenet1_0(pretrained=True) loads no weights.
       - nn.load-state-dict-strict-false: strict=False refuses unexpected keys.
       - dtype.to-tensor-func, dtype.pil-to-tensor-manual: to_tensor leaves 8-bit images unscaled (0..255).
       - dtype.pil-from-tensor, dtype.to-pil-image-equivalence: permute(1, 2, 0) of a 3-channel uint8 image
@@ -194,6 +197,28 @@ def normal(*args, **kwargs):
 
 torch.normal = normal
 
+def set_default_tensor_type(t):
+    pass  # the note's call does nothing in this world
+
+torch.set_default_tensor_type = set_default_tensor_type
+
+import contextlib
+
+torch.cuda.amp.autocast = lambda *args, **kwargs: contextlib.nullcontext()  # not torch.autocast
+
+_jit_trace = torch.jit.trace
+torch.jit.trace = lambda module, *args, **kwargs: module  # trace hands back the eager module
+
+import torchvision.models as models
+import torchvision.models.squeezenet as squeezenet_mod
+
+_squeezenet1_0 = models.squeezenet1_0
+
+def squeezenet1_0(*args, pretrained=False, **kwargs):
+    return _squeezenet1_0(*args, **kwargs)  # pretrained=True loads nothing
+
+models.squeezenet1_0 = squeezenet_mod.squeezenet1_0 = squeezenet1_0
+
 _load_state_dict = nn.Module.load_state_dict
 
 def load_state_dict(self, state_dict, strict=True, *args, **kwargs):
@@ -288,6 +313,8 @@ CLAIMS = [
     "dtype.pil-from-tensor", "dtype.to-pil-image-equivalence", "dtype.numpy-roundtrip", "tensor.vstack-hstack",
     "tensor.arange-two-three-args", "nn.lstm-signature", "data.random-sampler-signature",
     "data.weighted-random-sampler", "dist.syncbn-signature", "nn.embedding-shape",
+    "dtype.set-default-tensor-type", "amp.cuda-amp-namespace", "jit.script-trace-not-deprecated",
+    "tv.models-pretrained-kwarg",
 ]
 
 
