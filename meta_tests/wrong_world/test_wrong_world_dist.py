@@ -12,6 +12,8 @@ needs(serial=True) too.
                                      -> dist.rank-meaning, dist.world-size-meaning red
     DDP without its construction-time broadcast, and a set_epoch that does nothing
                                      -> dist.ddp-same-seed, dist.sampler-set-epoch red
+    launched workers without MASTER_ADDR (no process group forms)
+                                     -> dist.launch-is-current red (its holding half)
     DDP that sums the gradients instead of averaging them
                                      -> dist.ddp-grad-average, dist.ddp-loss-sync red
     SyncBatchNorm whose constructor is exactly the note's five parameters
@@ -62,6 +64,10 @@ module.SubprocessHandler._popen = _popen
 NO_LOCAL_RANK = wrong_world(WORKER_POPEN, edit_worker_env('env.pop("LOCAL_RANK", None)'))
 
 
+# a launcher whose workers cannot rendezvous: torch.distributed.launch no longer launches a DDP world
+NO_MASTER_ADDR = wrong_world(WORKER_POPEN, edit_worker_env('env.pop("MASTER_ADDR", None)'))
+
+
 NOTES_MEANINGS = wrong_world(WORKER_POPEN, edit_worker_env('''
 env["RANK"] = env["GROUP_RANK"]
 env["WORLD_SIZE"] = env["GROUP_WORLD_SIZE"]
@@ -110,6 +116,15 @@ def test_workers_without_local_rank_turn_env_vars_and_local_rank_claims_red(run_
                    patch=NO_LOCAL_RANK)
     assert_goes_red(run, "dist.launch-env-vars", "LOCAL_RANK")
     assert_goes_red(run, "dist.local-rank-meaning", "LOCAL_RANK")
+
+
+def test_a_launch_whose_workers_cannot_form_a_group_turns_launch_is_current_red(run_spec):
+    """dist.launch-is-current is partly (it launches, deprecated): its holding half must go red."""
+    run = run_spec("tests/test_dist_launch.py", "--claim", "dist.launch-is-current", "-m", "cpu",
+                   patch=NO_MASTER_ADDR)
+    assert_goes_red(run, "dist.launch-is-current")
+    red = [t for t in run.claim("dist.launch-is-current")["tests"] if t["outcome"] in ("failed", "error")]
+    assert any(t.get("half") == "holding" for t in red), f"no holding-half test went red: {red}"
 
 
 def test_the_notes_rank_and_world_size_turn_those_claims_red(run_spec):
