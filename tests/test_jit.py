@@ -326,3 +326,21 @@ def test_before_2_10_script_and_trace_run_without_a_deprecation_warning():
         torch.jit.trace(Cell(), (torch.rand(3, 4), torch.rand(3, 4)))
 
     assert [str(w.message) for w in jit_warnings(both)] == []
+
+# --- jit.script-not-superset-of-trace (added claim) ----------------------------------------
+
+
+class Sum(nn.Module):
+    """Sums however many tensors it is given: plain Python that tracing records and scripting rejects."""
+
+    def forward(self, *xs):
+        return sum(xs)
+
+
+@pytest.mark.claim("jit.script-not-superset-of-trace")
+def test_a_module_that_traces_need_not_script():
+    x, y = torch.rand(2, 3), torch.rand(2, 3)
+    traced = torch.jit.trace(Sum(), (x, y))
+    assert_close(traced(x, y), x + y)
+    with pytest.raises(torch.jit.frontend.NotSupportedError, match="variable number of arguments"):
+        torch.jit.script(Sum())

@@ -219,3 +219,22 @@ def test_resnet_children_without_fc_output_the_global_average_pooled_feature():
     assert gap.shape == (1, 512, 1, 1), "the feature keeps its 1x1 spatial dims (it is not flattened)"
     assert_close(gap, layer4["output"].mean(dim=(2, 3), keepdim=True))
     assert_close(gap.flatten(1), fc["input"]), "the GAP feature is exactly what fc receives"
+
+# --- tv.package-parts (added claim) ------------------------------------------------------
+
+
+@pytest.mark.claim("tv.package-parts")
+def test_torchvision_has_datasets_models_transforms_and_utils():
+    import torchvision
+    from torchvision import datasets, transforms, utils
+
+    assert {"datasets", "models", "transforms", "utils"} <= set(dir(torchvision))
+    assert issubclass(datasets.MNIST, datasets.VisionDataset) and callable(datasets.ImageFolder)
+    for builder, weights in [("alexnet", "AlexNet_Weights"), ("vgg16", "VGG16_Weights"),
+                             ("resnet18", "ResNet18_Weights")]:
+        assert callable(getattr(models, builder)), builder
+        assert getattr(models, weights).DEFAULT.url.startswith("https://"), f"{weights}: no pretrained checkpoint"
+    image = torch.rand(3, 40, 40)
+    assert transforms.RandomCrop(32)(image).shape == (3, 32, 32)
+    assert transforms.RandomRotation(30)(image).shape == (3, 40, 40)
+    assert utils.make_grid(torch.rand(4, 3, 8, 8), nrow=2, padding=0).shape == (3, 16, 16)
