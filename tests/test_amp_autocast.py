@@ -19,6 +19,7 @@ from torch.testing import assert_close
 
 from fixtures.amp import CPU_GRADSCALER_SINCE, make_scaler
 from fixtures.needs import device_params
+from fixtures.versions import torch_at_least
 
 CUDA_AMP_DEPRECATED_SINCE = "2.4"  # torch 2.4 release: FutureWarning on torch.cuda.amp.*
 AUTOCAST_DTYPE = {"cpu": torch.bfloat16, "cuda": torch.float16}
@@ -143,7 +144,7 @@ def test_cuda_amp_autocast_is_torch_autocast_bound_to_cuda():
         ctx = torch.cuda.amp.autocast(enabled=False)
         scaler = torch.cuda.amp.GradScaler(enabled=False)
     assert isinstance(ctx, torch.autocast) and ctx.device == "cuda"
-    if hasattr(torch.amp, "GradScaler"):  # torch >= 2.3: the CUDA scaler is the generic one for "cuda"
+    if torch_at_least(CPU_GRADSCALER_SINCE):  # the CUDA scaler is the generic one for "cuda" from 2.3
         assert isinstance(scaler, torch.amp.GradScaler)
 
 
