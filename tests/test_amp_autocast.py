@@ -20,6 +20,7 @@ from torch.testing import assert_close
 from fixtures.amp import CPU_GRADSCALER_SINCE, make_scaler
 from fixtures.boundaries import CUDA_AMP_DEPRECATED_SINCE
 from fixtures.needs import device_params
+from fixtures.versions import torch_at_least
 
 AUTOCAST_DTYPE = {"cpu": torch.bfloat16, "cuda": torch.float16}
 WITH_REAL_SCALER = device_params(cpu=pytest.mark.needs(min_torch=CPU_GRADSCALER_SINCE))
@@ -136,18 +137,18 @@ def test_cuda_autocast_mixes_float16_matmuls_with_float32_reductions(cuda_device
 # --- amp.cuda-amp-namespace ---------------------------------------------------------------
 
 
-@pytest.mark.claim("amp.cuda-amp-namespace")
+@pytest.mark.claim("amp.cuda-amp-namespace", half="holding")
 def test_cuda_amp_autocast_is_torch_autocast_bound_to_cuda():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # from 2.4 on; asserted below
         ctx = torch.cuda.amp.autocast(enabled=False)
         scaler = torch.cuda.amp.GradScaler(enabled=False)
     assert isinstance(ctx, torch.autocast) and ctx.device == "cuda"
-    if hasattr(torch.amp, "GradScaler"):  # torch >= 2.3: the CUDA scaler is the generic one for "cuda"
+    if torch_at_least(CPU_GRADSCALER_SINCE):  # the CUDA scaler is the generic one for "cuda" from 2.3
         assert isinstance(scaler, torch.amp.GradScaler)
 
 
-@pytest.mark.claim("amp.cuda-amp-namespace")
+@pytest.mark.claim("amp.cuda-amp-namespace", half="failing")
 @pytest.mark.needs(min_torch=CUDA_AMP_DEPRECATED_SINCE)
 def test_cuda_amp_names_warn_future_deprecation_and_torch_amp_names_do_not():
     with pytest.warns(FutureWarning, match=r"torch\.cuda\.amp\.autocast.*deprecated.*torch\.amp\.autocast\('cuda'"):
@@ -160,7 +161,7 @@ def test_cuda_amp_names_warn_future_deprecation_and_torch_amp_names_do_not():
         torch.amp.GradScaler("cuda", enabled=False)
 
 
-@pytest.mark.claim("amp.cuda-amp-namespace")
+@pytest.mark.claim("amp.cuda-amp-namespace", half="holding")
 @pytest.mark.needs(max_torch=CUDA_AMP_DEPRECATED_SINCE)
 def test_cuda_amp_names_are_not_deprecated_before_2_4():
     with warnings.catch_warnings(record=True) as caught:
@@ -171,7 +172,7 @@ def test_cuda_amp_names_are_not_deprecated_before_2_4():
     assert not deprecations, deprecations
 
 
-@pytest.mark.claim("amp.cuda-amp-namespace", "amp.float16-half")
+@pytest.mark.claim("amp.cuda-amp-namespace", "amp.float16-half", decides="holds")
 @pytest.mark.needs(gpus=1)
 @pytest.mark.filterwarnings("ignore:.*torch.cuda.amp.*deprecated:FutureWarning")
 def test_cuda_amp_autocast_and_torch_autocast_cuda_compute_the_same(cuda_device):

@@ -424,7 +424,7 @@ def test_drop_last_discards_the_incomplete_final_batch():
 # --- data.timeout ----------------------------------------------------------------------
 
 
-@pytest.mark.claim("data.timeout")
+@pytest.mark.claim("data.timeout", decides="holds")  # the true part: the default and the check
 def test_timeout_defaults_to_zero_and_must_be_non_negative():
     assert _default("timeout") == 0
     assert DataLoader(_numbers(4)).timeout == 0
@@ -443,7 +443,7 @@ class _SlowAtTwo(Dataset):
         return index
 
 
-@pytest.mark.claim("data.timeout")
+@pytest.mark.claim("data.timeout", decides="wrong")
 @pytest.mark.needs(processes=True)
 def test_a_batch_not_collected_within_the_timeout_raises_instead_of_being_skipped():
     loader = DataLoader(_SlowAtTwo(), batch_size=None, num_workers=1, timeout=1.0)
@@ -519,3 +519,29 @@ def test_batches_stay_on_the_device_of_the_dataset_tensors(device):
         assert x.device == features.device and y.device == labels.device, (x.device, y.device)
         seen.append(y)
     assert sorted(torch.cat(seen).tolist()) == list(range(10))
+
+# --- data.datasets-subclass-dataset, data.dataset-only-required-arg (added claims) ---------
+
+
+@pytest.mark.claim("data.datasets-subclass-dataset")
+def test_torchvision_datasets_are_dataset_subclasses():
+    import torchvision.datasets as tv_datasets
+
+    classes = [getattr(tv_datasets, name) for name in tv_datasets.__all__]
+    classes = [c for c in classes if isinstance(c, type)]
+    assert len(classes) >= 20, f"only {len(classes)} dataset classes in torchvision.datasets.__all__"
+    outside = [c.__name__ for c in classes if not issubclass(c, Dataset)]
+    assert not outside, f"not subclasses of torch.utils.data.Dataset: {outside}"
+    assert issubclass(tv_datasets.MNIST, tv_datasets.VisionDataset)
+
+
+@pytest.mark.claim("data.dataset-only-required-arg")
+def test_dataset_is_dataloaders_only_required_argument():
+    params = list(inspect.signature(DataLoader.__init__).parameters.values())[1:]  # after self
+    required = [p.name for p in params if p.default is inspect.Parameter.empty]
+    assert required == ["dataset"], f"required parameters: {required}"
+    with pytest.raises(TypeError, match="dataset"):
+        DataLoader()
+    loader = DataLoader(_numbers(4))  # batch_size, shuffle and num_workers take their defaults
+    assert (loader.batch_size, loader.num_workers) == (1, 0)
+    assert [b.tolist() for (b,) in loader] == [[0], [1], [2], [3]]

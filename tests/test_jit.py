@@ -287,7 +287,18 @@ def jit_warnings(call):
     return [w for w in caught if str(w.message).startswith("`torch.jit.")]
 
 
-@pytest.mark.claim("jit.script-trace-not-deprecated")
+@pytest.mark.claim("jit.script-trace-not-deprecated", half="holding")
+@pytest.mark.parametrize("api", ["script", "trace"])
+def test_script_and_trace_turn_a_model_into_torchscript_that_saves_and_loads(api, tmp_path):
+    cell, x, h = Cell(), torch.rand(3, 4), torch.rand(3, 4)
+    converted = torch.jit.script(cell) if api == "script" else torch.jit.trace(cell, (x, h))
+    assert isinstance(converted, torch.jit.ScriptModule), type(converted)
+    converted.save(str(tmp_path / "cell.pt"))
+    loaded = torch.jit.load(str(tmp_path / "cell.pt"))
+    assert_close(loaded(x, h), cell(x, h))
+
+
+@pytest.mark.claim("jit.script-trace-not-deprecated", half="failing")
 @pytest.mark.needs(min_torch=JIT_DEPRECATION_WARNING_SINCE)
 @pytest.mark.parametrize("api", ["script", "trace"])
 def test_script_and_trace_warn_that_torchscript_is_deprecated(api):
@@ -302,7 +313,7 @@ def test_script_and_trace_warn_that_torchscript_is_deprecated(api):
     assert caught[0].category is expected, caught[0].category
 
 
-@pytest.mark.claim("jit.script-trace-not-deprecated")
+@pytest.mark.claim("jit.script-trace-not-deprecated", half="holding")
 @pytest.mark.needs(max_torch=JIT_DEPRECATION_WARNING_SINCE)
 def test_before_2_10_script_and_trace_run_without_a_deprecation_warning():
     def both():
@@ -310,3 +321,21 @@ def test_before_2_10_script_and_trace_run_without_a_deprecation_warning():
         torch.jit.trace(Cell(), (torch.rand(3, 4), torch.rand(3, 4)))
 
     assert [str(w.message) for w in jit_warnings(both)] == []
+
+# --- jit.script-not-superset-of-trace (added claim) ----------------------------------------
+
+
+class Sum(nn.Module):
+    """Sums however many tensors it is given: plain Python that tracing records and scripting rejects."""
+
+    def forward(self, *xs):
+        return sum(xs)
+
+
+@pytest.mark.claim("jit.script-not-superset-of-trace")
+def test_a_module_that_traces_need_not_script():
+    x, y = torch.rand(2, 3), torch.rand(2, 3)
+    traced = torch.jit.trace(Sum(), (x, y))
+    assert_close(traced(x, y), x + y)
+    with pytest.raises(torch.jit.frontend.NotSupportedError, match="variable number of arguments"):
+        torch.jit.script(Sum())

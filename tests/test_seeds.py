@@ -53,7 +53,7 @@ def deterministic_algorithms(mode):
 # --- cuda.seed-reproducible ---------------------------------------------------------------------
 
 
-@pytest.mark.claim("cuda.seed-reproducible")
+@pytest.mark.claim("cuda.seed-reproducible", half="holding")
 def test_the_same_seed_gives_identical_draws(device):
     seed_like_the_note(0)
     first = draws(device)
@@ -82,7 +82,7 @@ def cpu_training_run():
     return [p.detach().clone() for p in model.parameters()]
 
 
-@pytest.mark.claim("cuda.seed-reproducible")
+@pytest.mark.claim("cuda.seed-reproducible", half="holding")
 def test_the_note_seeding_lines_make_a_cpu_training_run_repeat_bit_for_bit():
     first, second = cpu_training_run(), cpu_training_run()
     for a, b in zip(first, second):
@@ -100,7 +100,7 @@ def summation_tolerance(src, index, bins):
     return 8 * counts.sqrt() * FLOAT32_UNIT_ROUNDOFF * norms
 
 
-@pytest.mark.claim("cuda.seed-reproducible")
+@pytest.mark.claim("cuda.seed-reproducible", half="failing")
 @pytest.mark.needs(gpus=1)
 def test_seeding_alone_does_not_make_atomic_cuda_reductions_repeat(cuda_device):
     bins, n = 8, 2**22

@@ -4,12 +4,10 @@ the reason their assertions give.
 
     detach() that copies                                  -> autograd.detach-shared red
     backward() that overwrites .grad instead of adding    -> autograd.backward-accumulates red
-    the claim audit's world (issue 11 §2), five patches of different functions in one spec run:
+    the claim audit's world (issue 11 §2), four patches of different functions in one spec run:
       a write through .numpy() seen by the version counter -> autograd.inplace-check red
       a frozen layer always recorded (F.linear attaches a graph when nothing requires grad)
                                                           -> autograd.requires-grad-false-semantics red
-      every second backward through one output raises unless the first retained the graph
-                                                          -> autograd.retain-graph red
       nn.LSTM's constructor exactly the note's six parameters -> nn.lstm-signature red
       strict=False that also skips keys whose shape differs -> nn.load-state-dict-strict-false red
     clip_grad_norm_ that rescales every gradient to max_norm -> autograd.clip-grad-norm-explode-only red
@@ -106,27 +104,12 @@ def load_state_dict(self, state_dict, strict=True, *args, **kwargs):
     return _load_state_dict(self, state_dict, strict, *args, **kwargs)
 
 nn.Module.load_state_dict = load_state_dict
-
-_backward = torch.Tensor.backward
-_freed = []  # grad_fn nodes already backpropagated without retain_graph (kept alive: ids stay unique)
-
-def backward(self, gradient=None, retain_graph=None, *args, **kwargs):
-    node = self.grad_fn
-    if node is not None and any(node is seen for seen in _freed):
-        raise RuntimeError("Trying to backward through the graph a second time (every graph, in this world)")
-    result = _backward(self, gradient, retain_graph, *args, **kwargs)
-    if node is not None and not retain_graph:
-        _freed.append(node)
-    return result
-
-torch.Tensor.backward = backward
 """
 
 
 CLAIMS = {
     "autograd.inplace-check": "the write was seen",
     "autograd.requires-grad-false-semantics": "the frozen layer's output was recorded",
-    "autograd.retain-graph": "every graph, in this world",
     "nn.lstm-signature": "parameters after the note's six",
     "nn.load-state-dict-strict-false": "DID NOT RAISE",
 }

@@ -13,6 +13,9 @@ way a wrong reading of the notes would have it. Each run collects only the test 
     DataLoader batches of CUDA TensorDataset tensors that come back on the CPU (the fetcher
       moves each batch; needs a CUDA GPU, skips without one)
                                                           -> data.tensordataset-device red
+    a torchvision MNIST outside the Dataset hierarchy, and a DataLoader whose batch_size is required
+                                                          -> data.datasets-subclass-dataset,
+                                                             data.dataset-only-required-arg red
 """
 import pytest
 
@@ -136,3 +139,27 @@ def test_loader_batches_back_on_the_cpu_turn_tensordataset_device_red(run_spec):
     run = run_spec("tests/test_data_loader.py", "--claim", "data.tensordataset-device", "-m", "gpu",
                    patch=BATCHES_BACK_ON_THE_CPU)
     assert_goes_red(run, "data.tensordataset-device", "device(type='cpu'), device(type='cpu')")
+
+
+# torchvision's datasets outside the Dataset hierarchy, and a DataLoader that also requires batch_size
+DATASETS_APART_AND_BATCH_SIZE_REQUIRED = """
+import torchvision.datasets as tv_datasets
+from torch.utils import data
+
+tv_datasets.MNIST = type("MNIST", (), {})  # a dataset class of its own, no Dataset base
+
+_init = data.DataLoader.__init__
+
+def __init__(self, dataset, batch_size, *args, **kwargs):
+    _init(self, dataset, batch_size, *args, **kwargs)
+
+data.DataLoader.__init__ = __init__
+"""
+
+
+def test_datasets_apart_and_a_required_batch_size_turn_added_data_claims_red(run_spec):
+    run = run_spec("tests/test_data_loader.py", "-m", "cpu", "--claim",
+                   "data.datasets-subclass-dataset,data.dataset-only-required-arg",
+                   patch=DATASETS_APART_AND_BATCH_SIZE_REQUIRED)
+    assert_goes_red(run, "data.datasets-subclass-dataset", "MNIST")
+    assert_goes_red(run, "data.dataset-only-required-arg", "batch_size")

@@ -15,8 +15,10 @@ needs(serial=True) too.
                                      -> dist.rank-meaning, dist.world-size-meaning red
     DDP without its construction-time broadcast, and a set_epoch that does nothing
                                      -> dist.ddp-same-seed, dist.sampler-set-epoch red
+    launched workers without MASTER_ADDR (no process group forms)
+                                     -> dist.launch-is-current red (its holding half)
     DDP that sums the gradients instead of averaging them
-                                     -> dist.ddp-grad-average red
+                                     -> dist.ddp-grad-average, dist.ddp-loss-sync red
     SyncBatchNorm whose constructor is exactly the note's five parameters
                                      -> dist.syncbn-signature red
     DataParallel on three GPUs that talks to no other GPU (its communication does not grow)
@@ -74,6 +76,10 @@ NO_LOCAL_RANK = wrong_world(WORKER_POPEN, edit_worker_env('env.pop("LOCAL_RANK",
 NOTES_MASTER_ADDR = wrong_world(WORKER_POPEN, edit_worker_env('env["MASTER_ADDR"] = "127.0.0.1"'))
 
 
+# a launcher whose workers cannot rendezvous: torch.distributed.launch no longer launches a DDP world
+NO_MASTER_ADDR = wrong_world(WORKER_POPEN, edit_worker_env('env.pop("MASTER_ADDR", None)'))
+
+
 NOTES_MEANINGS = wrong_world(WORKER_POPEN, edit_worker_env('''
 env["RANK"] = env["GROUP_RANK"]
 env["WORLD_SIZE"] = env["GROUP_WORLD_SIZE"]
@@ -129,6 +135,15 @@ def test_workers_told_the_default_master_address_turn_master_defaults_red(run_sp
     assert_goes_red(run, "dist.launch-master-defaults", "MASTER_ADDR '127.0.0.1'", "and a free port")
 
 
+def test_a_launch_whose_workers_cannot_form_a_group_turns_launch_is_current_red(run_spec):
+    """dist.launch-is-current is partly (it launches, deprecated): its holding half must go red."""
+    run = run_spec("tests/test_dist_launch.py", "--claim", "dist.launch-is-current", "-m", "cpu",
+                   patch=NO_MASTER_ADDR)
+    assert_goes_red(run, "dist.launch-is-current")
+    red = [t for t in run.claim("dist.launch-is-current")["tests"] if t["outcome"] in ("failed", "error")]
+    assert any(t.get("half") == "holding" for t in red), f"no holding-half test went red: {red}"
+
+
 def test_the_notes_rank_and_world_size_turn_those_claims_red(run_spec):
     run = run_spec("--claim", "dist.rank-meaning", "--claim", "dist.world-size-meaning", "-m", "cpu",
                    patch=NOTES_MEANINGS)
@@ -144,8 +159,9 @@ def test_ddp_without_its_broadcast_and_a_dead_set_epoch_turn_seed_and_epoch_clai
 
 
 def test_ddp_that_sums_gradients_turns_grad_average_red(run_spec):
-    run = run_spec("--claim", "dist.ddp-grad-average", "-m", "cpu", patch=SUMMED_GRADIENTS)
+    run = run_spec("--claim", "dist.ddp-grad-average,dist.ddp-loss-sync", "-m", "cpu", patch=SUMMED_GRADIENTS)
     assert_goes_red(run, "dist.ddp-grad-average", "not the mean")
+    assert_goes_red(run, "dist.ddp-loss-sync", "not the mean")
 
 
 # SyncBatchNorm whose constructor is exactly the note's five parameters (the one signature rule)

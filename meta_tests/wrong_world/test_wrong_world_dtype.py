@@ -14,7 +14,12 @@ differs, the claim's tests must go red, for the reason their assertions give.
       partly claim (whatever its topic; most are dtype ones), one spec run; each claim must then
       be failed, never partly on its failing half alone (the optional-library ones are in
       test_wrong_world_lib.py):
-      - autograd.retain-graph: backward keeps the graph unless told otherwise (retain_graph defaults to True).
+      - autograd.retain-graph (holds; run in the same world): backward keeps the graph unless told
+        otherwise (retain_graph defaults to True).
+      - tensor.normal-size-tensor-args: with size, torch.normal rejects every tensor mean / std.
+      - the deprecated-but-working claims (docs/verdict-rules.md, rule 3): set_default_tensor_type
+        does nothing, torch.cuda.amp.autocast is no torch.autocast, torch.jit.trace returns the
+        eager module, squeezenet1_0(pretrained=True) loads no weights.
       - nn.load-state-dict-strict-false: strict=False refuses unexpected keys.
       - dtype.to-tensor-func, dtype.pil-to-tensor-manual: to_tensor leaves 8-bit images unscaled (0..255).
       - dtype.pil-from-tensor, dtype.to-pil-image-equivalence: permute(1, 2, 0) of a 3-channel uint8 image
@@ -183,6 +188,37 @@ def backward(self, gradient=None, retain_graph=None, *args, **kwargs):
 
 torch.Tensor.backward = backward
 
+_normal = torch.normal
+
+def normal(*args, **kwargs):
+    if "size" in kwargs and any(isinstance(a, torch.Tensor) for a in args[:2]):
+        raise TypeError("normal() received an invalid combination of arguments (this world: no tensors with size)")
+    return _normal(*args, **kwargs)
+
+torch.normal = normal
+
+def set_default_tensor_type(t):
+    pass  # the note's call does nothing in this world
+
+torch.set_default_tensor_type = set_default_tensor_type
+
+import contextlib
+
+torch.cuda.amp.autocast = lambda *args, **kwargs: contextlib.nullcontext()  # not torch.autocast
+
+_jit_trace = torch.jit.trace
+torch.jit.trace = lambda module, *args, **kwargs: module  # trace hands back the eager module
+
+import torchvision.models as models
+import torchvision.models.squeezenet as squeezenet_mod
+
+_squeezenet1_0 = models.squeezenet1_0
+
+def squeezenet1_0(*args, pretrained=False, **kwargs):
+    return _squeezenet1_0(*args, **kwargs)  # pretrained=True loads nothing
+
+models.squeezenet1_0 = squeezenet_mod.squeezenet1_0 = squeezenet1_0
+
 _load_state_dict = nn.Module.load_state_dict
 
 def load_state_dict(self, state_dict, strict=True, *args, **kwargs):
@@ -273,10 +309,13 @@ nn.Embedding = Embedding
 
 
 CLAIMS = [
-    "autograd.retain-graph", "nn.load-state-dict-strict-false", "dtype.to-tensor-func", "dtype.pil-to-tensor-manual",
+    "tensor.normal-size-tensor-args", "nn.load-state-dict-strict-false", "dtype.to-tensor-func",
+    "dtype.pil-to-tensor-manual",
     "dtype.pil-from-tensor", "dtype.to-pil-image-equivalence", "dtype.numpy-roundtrip", "tensor.vstack-hstack",
     "tensor.arange-two-three-args", "nn.lstm-signature", "data.random-sampler-signature",
     "data.weighted-random-sampler", "dist.syncbn-signature", "nn.embedding-shape",
+    "dtype.set-default-tensor-type", "amp.cuda-amp-namespace", "jit.script-trace-not-deprecated",
+    "tv.models-pretrained-kwarg",
 ]
 
 
@@ -285,14 +324,16 @@ def test_every_cpu_partly_claim_has_a_world_here():
 
     inv = inventory.load()
     partly = {cid for cid, c in inv.claims.items() if c.ever_partly and c.decided_by == "cpu"}
-    assert partly == set(CLAIMS)
+    # dist.launch-is-current's holding half runs launched workers: its world is in test_wrong_world_dist.py
+    assert partly == set(CLAIMS) | {"dist.launch-is-current"}
 
 
 @pytest.fixture(scope="module")
 def partly_run(tmp_path_factory):
     run = make_runner(tmp_path_factory.mktemp("partly"))
     # the gloo process-group test of dist.syncbn-signature (convert_sync_batchnorm) is no half: left out
-    return run("--claim", ",".join(CLAIMS), "-m", "cpu", "-p", "no:xdist", "-k", "not convert_sync_batchnorm",
+    return run("--claim", ",".join(CLAIMS + ["autograd.retain-graph"]), "-m", "cpu", "-p", "no:xdist",
+               "-k", "not convert_sync_batchnorm",
                patch=PARTLY_HOLDING_HALF_BROKEN, timeout=300)
 
 
@@ -302,3 +343,7 @@ def test_a_partly_claim_leaves_partly_when_its_holding_half_breaks(partly_run, c
     red = [t for t in claim["tests"] if t["outcome"] in ("failed", "error")]
     assert claim["verdict"] == "failed", f"{cid} stayed {claim['verdict']!r} with its holding half broken"
     assert any(t.get("half") == "holding" for t in red), f"{cid}: no holding-half test went red: {red}"
+
+
+def test_retain_graph_goes_red_where_backward_keeps_every_graph(partly_run):
+    assert_goes_red(partly_run, "autograd.retain-graph", "DID NOT RAISE")
