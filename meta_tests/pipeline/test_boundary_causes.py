@@ -30,7 +30,7 @@ VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
 COMPARERS = {"torch_at_least", "transformers_at_least", "parse", "in_range"}
 # Ranges whose cause another issue writes (rule35, issue 35, rewrites these two claims into the
 # note's polarity with their version facts and causes): remove an entry once its cause is there.
-PENDING = {"jit.script-trace-not-deprecated", "amp.cpu-gradscaler"}
+PENDING: set[str] = set()
 
 
 def cause_problems(cause: str | None) -> list[str]:
