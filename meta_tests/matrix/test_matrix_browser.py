@@ -149,7 +149,7 @@ def built(tmp_path_factory):
         path = tmp / f"torch-{release}-{'gpu' if device != 'cpu' else 'cpu'}.json"
         report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
         paths.append(path)
-    matrix.build(paths, tmp / "out", today="2026-02-03", inv=inv, rootdir=tmp)
+    matrix.build(paths, tmp / "out", inv=inv, rootdir=tmp)
     return tmp / "out" / "claims-matrix.html", expected, paths
 
 
@@ -312,7 +312,7 @@ SCREENSHOTS = os.environ.get("MATRIX_SCREENSHOTS")  # a folder: write screenshot
 def readme_search_examples() -> list[tuple[str, str]]:
     """("query", claim ID) pairs that README gives as search examples: "words" (claim.id)."""
     text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    section = text.split("Search finds claims by meaning", 1)[1][:1500]
+    section = text.split("Search ranks claims with", 1)[1][:1500]
     return re.findall(r'"([^"]+)" \(([a-z_]+\.[a-z0-9.-]+)\)', section)
 
 
@@ -481,7 +481,7 @@ def partly_page(tmp_path_factory):
     path = tmp / f"torch-{RELEASES[-1]}.json"
     runs = [{"args": ["-m", "cpu"], "markexpr": "cpu", "claims": [], "finished": "2026-01-01T00:00:00+00:00"}]
     report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
-    matrix.build([path], tmp / "out", today="2026-02-03", inv=inv, rootdir=tmp)
+    matrix.build([path], tmp / "out", inv=inv, rootdir=tmp)
     return tmp / "out" / "claims-matrix.html"
 
 
