@@ -804,3 +804,26 @@ def test_two_builds_from_the_same_evidence_are_byte_identical(proj):
     b = next(ln for ln in md.splitlines() if ln.startswith("| `optim.b`"))
     assert b.count("the same in every column") == 1, f"a correction the same in several columns is written once: {b}"
     assert "refuted on 2.5.1\u20132.6.0, 2.6.0 (NVIDIA H100 80GB HBM3): the same in every column" in b
+
+
+def test_the_pages_changes_list_has_the_markdowns_rows_with_their_cause(proj):
+    proj.claim("optim.a", [("holds", None, "2.6", None), ("refuted", "2.6", None, "since 2.6 it does y")])
+    proj.claim("optim.b")
+    outcomes = {"optim.a": "passed", "optim.b": "passed"}
+    m, md, page = proj.build(proj.report("torch-2.5.1.json", "2.5.1", outcomes),
+                             proj.report("torch-2.6.0.json", "2.6.0", outcomes))
+
+    def changes(text):
+        return text.split('<details id="changes">', 1)[1].split("</details>", 1)[0]
+
+    listed = re.findall(r'<li data-id="([^"]+)">', changes(page))
+    assert listed == [r.id for r in m.rows if r.transitions] == ["optim.a"]
+    assert "holds \u2192 refuted: changed between 2.5.1 and 2.6.0" in changes(page)
+    assert "| `optim.a` | holds \u2192 refuted: changed between 2.5.1 and 2.6.0 |" in md
+    assert "cause:" not in changes(page), "no cause named: none shown"
+    row(m, "optim.a").transitions[0].cause = "pytorch/pytorch#1: the default changed"
+    page = matrix.render_html(m)
+    assert '<div class="cause">cause: pytorch/pytorch#1: the default changed</div>' in changes(page)
+    data = json.loads(page.split('<script type="application/json" id="diff-data">', 1)[1].split("</script>", 1)[0])
+    assert next(r for r in data["rows"] if r["id"] == "optim.a")["causes"] == [
+        [0, 1, "pytorch/pytorch#1: the default changed"]], "the diff view shows the cause too"

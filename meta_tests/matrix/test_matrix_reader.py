@@ -210,7 +210,8 @@ def test_the_table_says_when_it_scrolls_sideways(reader):
 def test_the_top_row_counts_each_columns_verdicts(reader, built):
     pg, width = reader
     _, m = built
-    cells = pg.eval_on_selector_all("#ranges thead tr.counts td.count", "ts => ts.map(t => t.textContent)")
+    cells = pg.eval_on_selector_all("#ranges thead tr.counts td.count", "ts => ts.map(t => Array.from("
+                                    "t.querySelectorAll('span')).map(s => s.textContent).join(''))")
     want = ["".join(f"{matrix.SYMBOLS[v]}{n[v]}" for v in matrix.SUMMARY_ORDER if n.get(v))
             for n in matrix.summary(m)]
     assert cells == want, f"{width}px: counts row {cells[:3]}..., expected {want[:3]}..."
@@ -218,10 +219,15 @@ def test_the_top_row_counts_each_columns_verdicts(reader, built):
       return document.querySelector('#ranges thead tr.counts').getBoundingClientRect().bottom <=
         document.querySelector('#ranges tbody.topic tr.claim').getBoundingClientRect().top + 1; }""")
     assert under, "the counts row sits above the first claim"
-    joins = [c.label for c in m.columns if matrix.joined(c)]
-    titles = pg.eval_on_selector_all("#ranges thead tr.counts td.count", "ts => ts.map(t => t.title)")
-    for col, title in zip(m.columns, titles, strict=True):
-        assert ("lib.*" in title) == (col.label in joins), f"{col.label}: {title}"
+    # the column the optional-library reports join says how many of its counts are lib.* claims
+    libs = pg.eval_on_selector_all("#ranges thead tr.counts td.count", "ts => ts.map(t => "
+                                   "(t.querySelector('small.lib') || {}).textContent || '')")
+    lib_counts = matrix.summary(m, matrix.lib_rows(m))
+    for col, shown, n in zip(m.columns, libs, lib_counts, strict=True):
+        want_lib = ("lib.*:" + "".join(f" {matrix.SYMBOLS[v]}{n[v]}" for v in matrix.SUMMARY_ORDER if n.get(v))
+                    if matrix.joined(col) else "")
+        assert shown == want_lib, f"{col.label}: {shown!r}, expected {want_lib!r}"
+    assert any(libs), "the committed evidence has a column that the optional-library reports join"
 
 
 def test_the_diff_view_of_2_5_1_to_2_6_0_shows_what_model_diff_finds(reader, built):
