@@ -69,3 +69,16 @@ def test_the_committed_evidence_and_the_page_are_not_ignored(ignored):
     kept = ["docs/matrix/reports/2.14.1.json", "docs/matrix/claims-matrix.html", "docs/matrix/screenshot-800.png"]
     dropped = [p for p in kept if ignored(p)]
     assert dropped == [], f".gitignore drops these committed files: {dropped}"
+
+
+BARE = re.compile(r"(?:^|&&|\|\||;|\||\(|=\s)\s*(pytest|python|ruff|tox|pip)(?=\s|$)")
+
+
+def test_readme_commands_run_from_the_virtualenvs_they_name():
+    """README's commands work as written after the quick start, in any new terminal: each names the
+    virtualenv it runs from (`.venv/bin/pytest`, `.venv-tox/bin/tox`), never a bare `pytest`,
+    `python`, `ruff`, `tox` or `pip` that only an activated virtualenv would provide (a bare
+    `pytest --claim ...` fails with "No module named 'filelock'" on a system pytest)."""
+    bare = [cmd for cmd in readme_commands() if BARE.search(cmd)]
+    assert bare == [], f"README commands that run a bare tool, not the virtualenv's: {bare}"
+    assert any(cmd.startswith(".venv/bin/pytest --claim") for cmd in readme_commands())

@@ -112,7 +112,7 @@ class Project:
 
     def build(self, *paths, evidence=True, **kw):
         out = self.root / "docs" / "matrix"
-        m = matrix.build(list(paths), out, today="2026-02-03", evidence_dir=out / "reports" if evidence else None,
+        m = matrix.build(list(paths), out, evidence_dir=out / "reports" if evidence else None,
                          inv=self.inv, rootdir=self.root, **kw)
         return m, (out / "claims-matrix.md").read_text(encoding="utf-8"), \
             (out / "claims-matrix.html").read_text(encoding="utf-8")
@@ -412,12 +412,9 @@ def test_each_columns_evidence_is_committed_small_and_rebuilds_the_same_page(pro
     stamps = {p: p.stat().st_mtime_ns for p in folder.iterdir()}
     m, md2, page2 = proj.build()
     assert [c.label for c in m.columns] == ["2.0.1", "2.6.0", f"2.6.0 \u00b7 {H100}"]
-    def same(text):  # the inputs differ (three local reports then, three committed files now); nothing else
-        return re.sub(r"\| report \|.*|<tr><th>report</th>.*?</tr>|report: [^|\"]*", "", text)
-    assert same(md2) == same(md), "the committed evidence alone rebuilds the same matrix"
-    assert same(page2) == same(page), "the committed evidence alone rebuilds the same matrix"
-    schema = report.SCHEMA
-    assert f"| report | 2.0.1.json (committed, schema {schema}) | 2.6.0.json (committed, schema {schema}) |" in md2
+    # the inputs differ (three local reports then, three committed files now); the bytes do not
+    assert md2 == md, "the committed evidence alone rebuilds the same Markdown, byte for byte"
+    assert page2 == page, "the committed evidence alone rebuilds the same page, byte for byte"
     assert {p: p.stat().st_mtime_ns for p in folder.iterdir()} == stamps, "unchanged evidence is not rewritten"
     assert not list(folder.glob(".*")), "no temporary files left"
 
@@ -588,9 +585,11 @@ def test_both_renderings_say_generated_do_not_edit_and_name_date_and_versions(pr
     _, md, page = proj.build(*paths)
     for text in (md, page):
         assert "do not edit" in text
-        assert "2026-02-03" in text
-        for exact in ("1.13.1+cu117", "2.14.1+cu130", "r1.json", "r2.json", "2026-01-01T00:00:01+00:00"):
+        assert "2026-01-01" in text, "the day of the newest run (from the evidence, not the build's)"
+        for exact in ("1.13.1+cu117", "2.14.1+cu130", "2026-01-01T00:00:01+00:00"):
             assert exact in text
+        for local in ("r1.json", "r2.json", str(proj.root)):
+            assert local not in text, f"{local!r}: a local file name (the same evidence builds the same bytes)"
 
 
 def test_the_html_page_is_self_contained_with_a_topic_filter_and_inventory_titles(proj):
@@ -617,9 +616,10 @@ def test_the_pages_css_and_javascript_files_are_inlined_as_they_are(proj):
     _, _, page = proj.build(proj.report("r.json", "2.6.0", {"optim.a": "passed"}))
     templates = ROOT / "harness" / "matrix" / "templates"
     assert matrix.html.TEMPLATES == templates
-    for name in ("page.html.j2", "page.css", "find.js", "page.js"):
+    for name in ("page.html.j2", "page.css", "minisearch.js", "find.js", "page.js", "synonyms.json"):
         assert (templates / name).is_file(), f"{name} missing from {templates}"
-    for name, where in (("page.css", "<style>\n"), ("find.js", "<script>\n"), ("page.js", "\n")):
+    inlined = (("page.css", "<style>\n"), ("minisearch.js", "<script>\n"), ("find.js", "\n"), ("page.js", "\n"))
+    for name, where in inlined:
         text = (templates / name).read_text(encoding="utf-8")
         assert where + text in page, f"{name} is not inlined verbatim in the page"
     assert "{{" not in page, "no Jinja2 syntax left unrendered"
@@ -693,10 +693,10 @@ def test_each_claim_has_a_detail_with_source_decided_by_evidence_and_roles(proj)
     for part in ("004_x.txt \u203a what is it", "<b>Decided by:</b> cpu", "really it does X",
                  "tests/test_x.py::test_optim_a[cuda]", "supporting", "needs a CUDA GPU (found 0)", "deciding"):
         assert html.escape(part, quote=False) in text or part in text, part
-    # the search reads ID, text, topic, decided_by, note section, correction and the topic's title;
-    # ID and text again on their own, to rank them first
-    assert 'data-key="text of optim.a" data-search="optim.a text of optim.a optim cpu 004_x.txt \u203a what is it ' \
-           'really it does x optim' in page
+    # the search reads ID and text (data-id, data-key: fields of their own, ranked first), then the
+    # topic's title, topic, decided_by, note section and correction
+    assert ('data-key="text of optim.a" data-search="optimizers &amp; zero_grad optim cpu 004_x.txt \u203a what is it '
+            'really it does x"') in page
 
 
 def test_the_verdict_words_are_the_reports():
@@ -739,3 +739,91 @@ def test_a_partly_claim_has_its_own_symbol_colour_pattern_legend_filter_and_corr
     assert "<b>partly</b>" in page
     assert "right for x; wrong for y" in detail(page, "optim.p")
     assert [s.get("partly") for s in matrix.summary(m)] == [1]
+
+
+def test_diff_prints_the_claims_whose_verdict_differs_between_two_columns(proj, capsys):
+    proj.claim("optim.a", [("holds", None, "2.6", None), ("refuted", "2.6", None, "since 2.6 it does y")])
+    proj.claim("optim.b")
+    proj.claim("optim.c", "refuted", correction="always z")
+    passed = {"optim.a": "passed", "optim.b": "passed", "optim.c": "passed"}
+    proj.build(proj.report("torch-2.5.1.json", "2.5.1", passed), proj.report("torch-2.6.0.json", "2.6.0", passed))
+    evidence = proj.root / "docs" / "matrix" / "reports"
+
+    def diff(*args):
+        capsys.readouterr()
+        rc = matrix.main(["diff", *args, *map(str, sorted(evidence.glob("*.json"))), "--evidence", str(evidence)],
+                         inv=proj.inv, rootdir=proj.root)
+        out = capsys.readouterr()
+        return rc, out.out.splitlines(), out.err
+
+    assert diff("2.5.1", "2.6.0") == (0, [
+        "2.5.1 \u2192 2.6.0: 1 claim differs", "",
+        "optim.a: holds \u2192 refuted", "  claim: text of optim.a", "  2.6.0: correction: since 2.6 it does y"], "")
+    rc, lines, _ = diff("2.6.0", "2.5.1")
+    assert lines[2] == "optim.a: refuted \u2192 holds", "a downgrade reads the other way"
+    assert diff("2.5.1", "2.5.1")[1] == ["2.5.1 \u2192 2.5.1: no claim's verdict differs"]
+    rc, lines, err = diff("2.5.1", "2.7.0")
+    assert (rc, lines) == (2, [])
+    assert "no column is '2.7.0'; the columns are: 2.5.1, 2.6.0" in err
+
+
+def test_the_diff_names_the_upstream_cause_of_a_boundary_and_a_correction_both_sides_share_once(proj):
+    proj.claim("optim.a", [("holds", None, "2.6", None), ("refuted", "2.6", None, "since 2.6 it does y")])
+    passed = {"optim.a": "passed"}
+    m, _, _ = proj.build(proj.report("torch-2.5.1.json", "2.5.1", passed),
+                         proj.report("torch-2.6.0.json", "2.6.0", passed))
+    old, new, found = matrix.diff(m, "2.5.1", "2.6.0")
+    assert "  cause:" not in "\n".join(matrix.diff_lines(old, new, found)), "no cause named: none printed"
+    row(m, "optim.a").transitions[0].cause = "pytorch/pytorch#1: the default changed"
+    old, new, found = matrix.diff(m, "2.5.1", "2.6.0")
+    assert found[0].causes == ["pytorch/pytorch#1: the default changed"]
+    assert "  cause: pytorch/pytorch#1: the default changed" in matrix.diff_lines(old, new, found)
+    same = matrix.Difference("optim.c", "text of optim.c", matrix.Cell("refuted", {"correction": "always z"}),
+                             matrix.Cell("partly", {"correction": "always z"}))
+    assert matrix.diff_lines(old, new, [same])[2:] == [
+        "optim.c: refuted \u2192 partly", "  claim: text of optim.c", "  both: correction: always z"]
+
+
+def test_two_builds_from_the_same_evidence_are_byte_identical(proj):
+    proj.claim("optim.a", [("holds", None, "2.6", None), ("refuted", "2.6", None, "since 2.6 it does y")])
+    proj.claim("optim.b", "refuted", correction="the same in every column")
+    outcomes = {"optim.a": "passed", "optim.b": "passed"}
+    on_gpu_machine = {c: {"outcome": "passed", "kind": {"gpus": 0}} for c in outcomes}  # its run's CPU tests
+    paths = [proj.report("torch-2.5.1.json", "2.5.1", outcomes), proj.report("torch-2.6.0.json", "2.6.0", outcomes),
+             proj.report("torch-2.6.0-gpu.json", "2.6.0", on_gpu_machine, device=H100)]
+    _, md, page = proj.build(*paths)
+    _, md2, page2 = proj.build(*paths)
+    assert (md2, page2) == (md, page), "the same evidence, the same bytes"
+    assert "Built " not in md.split("## Versions")[0].replace("Built from the evidence of runs up to 2026-01-01", "")
+    head, details = md.split("<details>", 1)
+    for key in ("| torch |", "| device |", "| python |", "| **refuted** |"):
+        assert key in head, f"the header keeps torch, device, Python and the counts: {key}"
+    for key in ("| run at |", "| selection |", "| report |"):
+        assert key in details, f"run stamps and selections are in the details section: {key}"
+        assert key not in head, key
+    b = next(ln for ln in md.splitlines() if ln.startswith("| `optim.b`"))
+    assert b.count("the same in every column") == 1, f"a correction the same in several columns is written once: {b}"
+    assert "refuted on 2.5.1\u20132.6.0, 2.6.0 (NVIDIA H100 80GB HBM3): the same in every column" in b
+
+
+def test_the_pages_changes_list_has_the_markdowns_rows_with_their_cause(proj):
+    proj.claim("optim.a", [("holds", None, "2.6", None), ("refuted", "2.6", None, "since 2.6 it does y")])
+    proj.claim("optim.b")
+    outcomes = {"optim.a": "passed", "optim.b": "passed"}
+    m, md, page = proj.build(proj.report("torch-2.5.1.json", "2.5.1", outcomes),
+                             proj.report("torch-2.6.0.json", "2.6.0", outcomes))
+
+    def changes(text):
+        return text.split('<details id="changes">', 1)[1].split("</details>", 1)[0]
+
+    listed = re.findall(r'<li data-id="([^"]+)">', changes(page))
+    assert listed == [r.id for r in m.rows if r.transitions] == ["optim.a"]
+    assert "holds \u2192 refuted: changed between 2.5.1 and 2.6.0" in changes(page)
+    assert "| `optim.a` | holds \u2192 refuted: changed between 2.5.1 and 2.6.0 |" in md
+    assert "cause:" not in changes(page), "no cause named: none shown"
+    row(m, "optim.a").transitions[0].cause = "pytorch/pytorch#1: the default changed"
+    page = matrix.render_html(m)
+    assert '<div class="cause">cause: pytorch/pytorch#1: the default changed</div>' in changes(page)
+    data = json.loads(page.split('<script type="application/json" id="diff-data">', 1)[1].split("</script>", 1)[0])
+    assert next(r for r in data["rows"] if r["id"] == "optim.a")["causes"] == [
+        [0, 1, "pytorch/pytorch#1: the default changed"]], "the diff view shows the cause too"

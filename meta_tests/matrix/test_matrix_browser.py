@@ -8,8 +8,8 @@ inventory (tests/claims/*.toml, so IDs and texts have their real lengths, with s
 at known versions) on the torch releases of tox.ini (its EXPECT_TORCH lines) and one GPU column.
 Checked: the page loads from file:// with no console error, the search filters rows, a claim's
 detail opens, the range cells say what the JSON reports say, and at 1366x768 the range view needs
-no horizontal scrolling; search by meaning (README's examples put their claims first), the "By
-note" reading order, and the layout at 800, 1366 and 1920 px (bounding boxes: IDs never cut, the
+no horizontal scrolling; search by every word in any order, the "By note" reading order, and
+the layout at 800, 1366 and 1920 px (bounding boxes: IDs never cut, the
 Text column keeps a minimum width, headers never overlap).
 MATRIX_SCREENSHOTS=docs/matrix refreshes the committed screenshot-<width>.png pictures. Without
 Playwright or Chromium every test skips, naming what is missing.
@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import pathlib
-import re
 import shutil
 
 import pytest
@@ -149,7 +148,7 @@ def built(tmp_path_factory):
         path = tmp / f"torch-{release}-{'gpu' if device != 'cpu' else 'cpu'}.json"
         report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
         paths.append(path)
-    matrix.build(paths, tmp / "out", today="2026-02-03", inv=inv, rootdir=tmp)
+    matrix.build(paths, tmp / "out", inv=inv, rootdir=tmp)
     return tmp / "out" / "claims-matrix.html", expected, paths
 
 
@@ -243,7 +242,7 @@ def test_a_claims_detail_opens_with_text_source_verdicts_and_evidence(built, pag
 def test_the_range_cells_say_what_the_json_reports_say(built, page):
     path, _, paths = built
     page.goto(path.as_uri())
-    columns = page.eval_on_selector_all("#ranges thead tr:last-child th.ver", "hs => hs.map(h => h.textContent)")
+    columns = page.eval_on_selector_all("#ranges thead th.ver", "hs => hs.map(h => h.firstChild.textContent)")
     lanes = page.eval_on_selector_all("#ranges thead th.lane", "hs => hs.map(h => [h.title, h.colSpan])")
     devices = [dev for dev, span in lanes for _ in range(span)]
     assert len(columns) == len(devices) == len(RELEASES) + 1  # and the GPU column
@@ -308,28 +307,6 @@ def test_the_committed_matrix_page_fits_1366x768_and_loads_cleanly(page, tmp_pat
 
 WIDTHS = (800, 1366, 1920)
 SCREENSHOTS = os.environ.get("MATRIX_SCREENSHOTS")  # a folder: write screenshot-<width>.png there
-
-
-def readme_search_examples() -> list[tuple[str, str]]:
-    """("query", claim ID) pairs that README gives as search examples: "words" (claim.id)."""
-    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    section = text.split("Search finds claims by meaning", 1)[1][:1500]
-    return re.findall(r'"([^"]+)" \(([a-z_]+\.[a-z0-9.-]+)\)', section)
-
-
-def test_readme_names_search_examples():
-    assert len(readme_search_examples()) >= 3, readme_search_examples()
-
-
-@pytest.mark.parametrize("query, cid", readme_search_examples())
-def test_each_readme_search_example_puts_its_claim_first(built, page, query, cid):
-    path, _, _ = built
-    page.goto(path.as_uri())
-    page.fill("#search", query)
-    rows = visible_rows(page)
-    assert rows, f"{query!r}: no rows, expected {cid} first"
-    assert rows[0] == cid, f"{query!r}: first rows {rows[:5]}, expected {cid} first"
-    assert page.errors == []
 
 
 def test_search_matches_every_word_in_any_order_with_stems_and_synonyms(built, page):
@@ -482,7 +459,7 @@ def partly_page(tmp_path_factory):
     path = tmp / f"torch-{RELEASES[-1]}.json"
     runs = [{"args": ["-m", "cpu"], "markexpr": "cpu", "claims": [], "finished": "2026-01-01T00:00:00+00:00"}]
     report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
-    matrix.build([path], tmp / "out", today="2026-02-03", inv=inv, rootdir=tmp)
+    matrix.build([path], tmp / "out", inv=inv, rootdir=tmp)
     return tmp / "out" / "claims-matrix.html"
 
 
