@@ -506,9 +506,30 @@ def test_the_evidence_of_a_deleted_test_file_is_dropped_and_said(proj, capsys):
     doc["tests"]["tests/test_gone.py::test_a"] = doc["tests"]["tests/test_x.py::test_optim_a"]
     path.write_text(json.dumps(doc))
     assert proj.main(path) == 0
-    assert "2.6.0: the evidence of 1 test(s) whose file no longer exists is dropped" in capsys.readouterr().err
+    assert "2.6.0: the evidence of 1 test(s) whose file or function no longer exists is dropped" in \
+        capsys.readouterr().err
     committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
     assert list(committed["tests"]) == ["tests/test_x.py::test_optim_a"]
+
+
+def test_a_renamed_test_leaves_the_matrix_its_evidence_and_its_verdict(proj, capsys):
+    """A test renamed since its column was measured decides nothing and no rendering lists it (red
+    where only a deleted file drops evidence: the old name stayed a deciding test on the page)."""
+    proj.claim("optim.a", "refuted")
+    proj.claim("optim.b")
+    proj.build(proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed", "optim.b": "passed"}))
+    test_file = proj.root / "tests" / "test_x.py"
+    test_file.write_text(test_file.read_text().replace("def test_optim_a(", "def test_optim_a_renamed("))
+    assert proj.main() == 0
+    assert "2.6.0: the evidence of 1 test(s) whose file or function no longer exists is dropped" in \
+        capsys.readouterr().err
+    m, md, page = proj.build()
+    assert cells(m, "optim.a")["2.6.0"] not in verdicts.DECIDED, cells(m, "optim.a")
+    assert cells(m, "optim.b") == {"2.6.0": "holds"}, "the file's other test still decides"
+    for where, text in (("markdown", md), ("page", page)):
+        assert "test_optim_a" not in text.replace("test_optim_a_renamed", ""), f"the {where} lists the gone test"
+    committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
+    assert list(committed["tests"]) == ["tests/test_x.py::test_optim_b"]
 
 
 def test_a_report_with_an_incomplete_run_is_refused_unless_asked(proj, capsys):
