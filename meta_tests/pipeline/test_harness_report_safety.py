@@ -173,7 +173,8 @@ def test_a_keyboard_interrupt_mid_run_keeps_the_finished_tests_evidence_and_read
     assert outcomes(doc) == {"test_a": "passed"}, "the finished test's evidence was lost"
     last = doc["runs"][-1]
     assert last["complete"] is False, last
-    assert "interrupted" in last["incomplete"] and "test_mini.py::test_b" in last["incomplete"], last
+    assert last["incomplete"].startswith("interrupted (KeyboardInterrupt"), last
+    assert "running then: test_mini.py::test_b" in last["incomplete"], last
     assert "incomplete run 1 of 1: interrupted" in result.stdout, result.stdout[-2000:]
     assert "**incomplete**: interrupted" in (mini / "reports" / "claims.md").read_text()
 
