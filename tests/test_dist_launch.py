@@ -106,8 +106,9 @@ def _nodes_commands(port, env, wrapper):
     return [("launch-node0", node0, env), ("torchrun-node1", node1, {**env, "OMP_NUM_THREADS": "3"})]
 
 
-procs.register("launch-use-env", _producer(_use_env_commands), fixture="use_env")
-procs.register("launch-nodes", _producer(_nodes_commands), fixture="nodes")
+# master_port_is_automatic imports torch.distributed.run: in the main thread, not the producers'
+procs.register("launch-use-env", _producer(_use_env_commands), fixture="use_env", prepare=master_port_is_automatic)
+procs.register("launch-nodes", _producer(_nodes_commands), fixture="nodes", prepare=master_port_is_automatic)
 
 
 @pytest.fixture(scope="session")
