@@ -18,9 +18,9 @@ from torch import nn
 from torch.testing import assert_close
 
 from fixtures.amp import CPU_GRADSCALER_SINCE, make_scaler
+from fixtures.boundaries import CUDA_AMP_DEPRECATED_SINCE
 from fixtures.needs import device_params
 
-CUDA_AMP_DEPRECATED_SINCE = "2.4"  # torch 2.4 release: FutureWarning on torch.cuda.amp.*
 AUTOCAST_DTYPE = {"cpu": torch.bfloat16, "cuda": torch.float16}
 WITH_REAL_SCALER = device_params(cpu=pytest.mark.needs(min_torch=CPU_GRADSCALER_SINCE))
 

@@ -259,6 +259,42 @@ def test_no_grad_keeps_no_activations_alive():
     assert out.grad_fn is not None
 
 
+GPU_ACT = 1024 * 512 * 4  # one float32 activation of the GPU net, 2 MiB: the allocator counts it exactly
+
+
+@pytest.mark.claim("autograd.no-grad-speed-memory")
+@pytest.mark.needs(gpus=1)
+def test_no_grad_keeps_no_activations_in_gpu_memory(cuda_device, claim_figure):
+    """The note's 显存: the GPU memory a forward pass holds, torch.cuda.max_memory_allocated with
+    the peak reset before each side (supporting: the claim is decided by the CPU benchmark)."""
+    torch.manual_seed(0)
+    net = nn.Sequential(*[m for _ in range(6) for m in (nn.Linear(512, 512), nn.Tanh())]).to(cuda_device)
+    x = torch.randn(1024, 512, device=cuda_device)
+    net(x).sum().backward()  # cuBLAS workspace and gradients exist before either side is measured
+
+    def side(grad_mode):
+        torch.cuda.synchronize(cuda_device)
+        base = torch.cuda.memory_allocated(cuda_device)
+        torch.cuda.reset_peak_memory_stats(cuda_device)
+        with torch.set_grad_enabled(grad_mode):
+            out = net(x)
+        torch.cuda.synchronize(cuda_device)
+        kept = torch.cuda.memory_allocated(cuda_device) - base  # the output and what the graph saved
+        peak = torch.cuda.max_memory_allocated(cuda_device) - base
+        del out
+        return kept, peak
+
+    kept_grad, peak_grad = side(True)
+    kept_no_grad, peak_no_grad = side(False)
+    for name, value in (("kept after forward, recording", kept_grad), ("kept after forward, no_grad", kept_no_grad),
+                        ("peak during forward, recording", peak_grad), ("peak during forward, no_grad", peak_no_grad)):
+        claim_figure(f"GPU memory {name} (6 x Linear(512)+Tanh, batch 1024)", value / 2**20, unit="MiB")
+    # no_grad keeps only the output; recording keeps every Tanh output for backward (six, the last the output)
+    assert kept_no_grad == GPU_ACT, f"no_grad kept {kept_no_grad} bytes, expected the output's {GPU_ACT}"
+    assert kept_grad >= 6 * GPU_ACT, f"recording kept {kept_grad} bytes, expected at least {6 * GPU_ACT}"
+    assert peak_no_grad < peak_grad, f"peak under no_grad {peak_no_grad} bytes, recording {peak_grad}"
+
+
 # --- eval, frozen tensors --------------------------------------------------------------------
 
 

@@ -62,6 +62,34 @@ def test_detach_clone_copies_memory_outside_the_graph(device):
     assert dc.grad_fn is None and dc.requires_grad is False
 
 
+@pytest.mark.claim("autograd.clone-in-graph", "autograd.detach-shared", "autograd.detach-clone")
+@pytest.mark.needs(gpus=1)
+def test_detach_takes_no_gpu_memory_and_clone_takes_a_copy(cuda_device, claim_figure):
+    """GPU memory figures (torch.cuda.max_memory_allocated, the peak reset before each call):
+    supporting evidence of the CPU-decided storage claims."""
+    x = torch.randn(1024, 1024, device=cuda_device, requires_grad=True)  # 4 MiB: counted exactly
+
+    def new_bytes(fn):
+        torch.cuda.synchronize(cuda_device)
+        base = torch.cuda.memory_allocated(cuda_device)
+        torch.cuda.reset_peak_memory_stats(cuda_device)
+        out = fn()
+        torch.cuda.synchronize(cuda_device)
+        peak = torch.cuda.max_memory_allocated(cuda_device) - base
+        kept = torch.cuda.memory_allocated(cuda_device) - base
+        del out
+        return peak, kept
+
+    figures = {name: new_bytes(fn) for name, fn in (("detach()", x.detach), ("clone()", x.clone),
+                                                    ("detach().clone()", lambda: x.detach().clone()))}
+    for name, (peak, _) in figures.items():
+        claim_figure(f"GPU memory allocated by x.{name}, x 1024x1024 float32", peak / 2**20, unit="MiB")
+    size = x.nbytes
+    assert figures["detach()"] == (0, 0), f"detach allocated {figures['detach()']} (peak, kept) bytes"
+    assert figures["clone()"] == (size, size), f"clone: {figures['clone()']} bytes, expected a copy of {size}"
+    assert figures["detach().clone()"] == (size, size), f"detach().clone(): {figures['detach().clone()']} bytes"
+
+
 @pytest.mark.claim("autograd.detach-never-grad")
 def test_detached_tensor_with_requires_grad_set_again_does_get_a_grad(device):
     leaf, t = source(device)

@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-TORCH_FUNC = "2.0"  # torch.func (vmap, jacrev) is part of torch since release 2.0
+from fixtures.boundaries import TORCH_FUNC
 
 FEATURE_DIM, OUTPUT_DIM, BATCH = 3, 4, 5
 

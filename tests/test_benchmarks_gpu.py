@@ -1,7 +1,8 @@
 """Timing claims on the GPU, measured with pytest-benchmark (fixtures/bench.py): cudnn.benchmark
-and TF32.
+(one conv net, then a panel of layer types), TF32, and float32 against float64 GEMM.
 
-Notes: 002_d3afcdbaa9416717.txt › cuDNN benchmark 模式; 004_79576bb56bce5aea.txt › cuda (TF32).
+Notes: 002_d3afcdbaa9416717.txt › cuDNN benchmark 模式; 004_79576bb56bce5aea.txt › cuda (TF32);
+000_03e1e7bc9bbd04f1.txt › 4. 张量 › 数据类型转换 (FloatTensor much faster than DoubleTensor).
 
 Run serially: pytest -m "gpu and benchmark" -p no:xdist (under xdist these tests skip with a
 reason). Each test is one comparison: both sides are pytest-benchmark benchmarks in a group
@@ -22,11 +23,24 @@ the TF32 side, two ways: the CUDA kernels' names (torch.profiler, one more call)
 of the last timed call itself (its output matches a float64 computation on inputs rounded to
 TF32's 10-bit mantissa far better than one on the exact inputs). TF32 not used is inconclusive,
 not failed.
+
+The cudnn.benchmark panel (rule 7: a speed claim is refuted only on measurements that cover the
+case the note states, "networks with fixed input shapes", whose outcome depends on the layers):
+one training step of each layer type, timed with the flag off and on, each side in a worker
+process of its own that serves every row of the panel in turn (two workers for the whole panel,
+started once: the cuDNN algorithm cache is per layer shape, so the rows do not disturb each
+other). The inventory's `covered_by` names the panel: until every row ran, the claim reads
+inconclusive with the figures of what ran. A row that clears the speed-up threshold fails here,
+as long as the standing is refuted: then the claim is partly, that row its holding half (add it
+to SPEEDS_UP and make the standing partly, with the correction naming the row and its ratio).
 """
+import json
+
 import pytest
 import torch
 from torch import nn
 
+from fixtures import gpu as gpu_helpers  # worker_cuda_index, for the panel's module-scoped workers
 from fixtures.bench import cuda_synced
 from fixtures.gpu import relative_error, run_and_kernels, sm_name, tf32_hardware, used_tf32
 from fixtures.procs import line_workers
@@ -132,6 +146,112 @@ def test_cudnn_benchmark_pays_autotuning_on_every_new_input_shape(bench, conv_wo
     result.decide("first-step time on a new shape, cudnn.benchmark off / on", holds_below=0.8, fails_above=1.25)
 
 
+# the panel: (id, layer, input shape, channels_last with float16, training steps per timed request)
+PANEL = [
+    ("depthwise", "nn.Conv2d(128, 128, 3, padding=1, groups=128)", (32, 128, 56, 56), False, 10),
+    ("grouped", "nn.Conv2d(128, 128, 3, padding=1, groups=8)", (32, 128, 56, 56), False, 10),
+    ("dilated", "nn.Conv2d(64, 64, 3, padding=2, dilation=2)", (32, 64, 56, 56), False, 10),
+    ("stem-7x7-stride-2", "nn.Conv2d(3, 64, 7, stride=2, padding=3)", (32, 3, 224, 224), False, 10),
+    ("odd-channels-37-to-91", "nn.Conv2d(37, 91, 3, padding=1)", (32, 37, 56, 56), False, 10),
+    ("conv-transpose-4x4-stride-2", "nn.ConvTranspose2d(64, 32, 4, stride=2, padding=1)", (32, 64, 56, 56), False, 10),
+    ("channels-last-fp16", "nn.Conv2d(64, 128, 3, padding=1)", (32, 64, 56, 56), True, 10),
+    ("batch-1", "nn.Conv2d(64, 64, 3, padding=1)", (1, 64, 56, 56), False, 50),
+    ("batch-256", "nn.Conv2d(64, 64, 3, padding=1)", (256, 64, 56, 56), False, 5),
+    ("conv3d", "nn.Conv3d(32, 32, 3, padding=1)", (8, 32, 16, 56, 56), False, 10),
+]
+# rows measured to train faster with cudnn.benchmark on (the claim's holding half, once it is partly)
+SPEEDS_UP = frozenset()
+BENCHMARK_SPEEDUP = 1.05  # "speeds up": the whole noise band of off / on above 1.05, as for the conv net
+
+PANEL_WORKER = r"""
+import json, sys, time
+import torch
+from torch import nn
+
+index, benchmark = int(sys.argv[1]), sys.argv[2] == "1"
+torch.cuda.set_device(index)
+torch.backends.cudnn.benchmark = benchmark
+layer = x = None
+
+
+def step():
+    layer.zero_grad(set_to_none=True)
+    layer(x).sum().backward()
+
+
+print("ready", flush=True)
+for line in sys.stdin:
+    command, _, arg = line.strip().partition(" ")
+    if command == "use":  # build a row's layer and input, then warm up (the benchmark side autotunes)
+        layer = x = None
+        torch.cuda.empty_cache()
+        row = json.loads(arg)
+        torch.manual_seed(0)
+        dtype = torch.float16 if row["channels_last_fp16"] else torch.float32
+        layer = eval(row["layer"]).cuda().to(dtype)
+        x = torch.randn(row["shape"], device="cuda", dtype=dtype)
+        if row["channels_last_fp16"]:
+            layer = layer.to(memory_format=torch.channels_last)
+            x = x.contiguous(memory_format=torch.channels_last)
+        x.requires_grad_(row["shape"][1] != 3)  # an inner layer passes a gradient on; the stem's image does not
+        for _ in range(3):
+            step()
+        torch.cuda.synchronize()
+        print("ok", flush=True)
+    elif command == "steps":  # N training steps on the row's fixed shape, synchronised
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(int(arg)):
+            step()
+        torch.cuda.synchronize()
+        print((time.perf_counter() - t0) * 1e3, flush=True)
+    else:
+        print("unknown command " + line.strip(), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def panel_workers():
+    """{"off": worker, "on": worker}, cudnn.benchmark off / on, serving every row of the panel."""
+    specs = [((f"panel cudnn.benchmark={name}", PANEL_WORKER, (gpu_helpers.worker_cuda_index(), flag)),
+              {"timeout": WORKER_ANSWER_S}) for name, flag in (("off", 0), ("on", 1))]
+    with line_workers(*specs, ready_timeout=WORKER_START_S) as (off, on):
+        yield {"off": off, "on": on}
+
+
+def panel_rows():
+    """PANEL as parameters; once a row is in SPEEDS_UP (the standing then partly) every row
+    declares its half: a row that speeds up holds, the others are the case the note leaves out."""
+    rows = []
+    for row_id, layer, shape, half_cl, steps in PANEL:
+        marks = []
+        if SPEEDS_UP:
+            half = "holding" if row_id in SPEEDS_UP else "failing"
+            marks.append(pytest.mark.claim("cudnn.benchmark-speedup", half=half))
+        rows.append(pytest.param(row_id, layer, shape, half_cl, steps, id=row_id, marks=marks))
+    return rows
+
+
+@pytest.mark.claim("cudnn.benchmark-speedup")
+@pytest.mark.parametrize("row_id, layer, shape, channels_last_fp16, steps", panel_rows())
+def test_cudnn_benchmark_panel_of_layer_types(row_id, layer, shape, channels_last_fp16, steps, bench, panel_workers):
+    row = json.dumps({"layer": layer, "shape": list(shape), "channels_last_fp16": channels_last_fp16})
+    for worker in panel_workers.values():
+        assert worker.ask(f"use {row}") == "ok"
+
+    def side(name):
+        return bench.side(name, lambda: panel_workers[name].ask(f"steps {steps}"), steps=steps)
+
+    result = bench.compare(f"cudnn.benchmark-speedup: panel, {row_id}", side("off"), side("on"),
+                           rounds=7, blocks=2, warmup_rounds=1)
+    figure = f"training-step time cudnn.benchmark off / on, {row_id}: {layer} on {'x'.join(map(str, shape))}" + (
+        ", float16 channels_last" if channels_last_fp16 else "")
+    if row_id in SPEEDS_UP:
+        result.decide(figure, holds_above=BENCHMARK_SPEEDUP, fails_below=BENCHMARK_SPEEDUP, panel_row=row_id)
+    else:  # a clear speed-up fails: the claim is then partly, with this row as its holding half
+        result.decide(figure, holds_below=BENCHMARK_SPEEDUP, fails_above=BENCHMARK_SPEEDUP, panel_row=row_id)
+
+
 # --- cudnn.tf32-speed-precision ----------------------------------------------------------------
 
 TF32_SPEEDUP = 1.5  # "much faster": the whole noise band at least 1.5x
@@ -226,3 +346,24 @@ def test_tf32_makes_float32_convolution_much_faster_and_less_precise(bench, cuda
              for name, on in (("fp32", False), ("tf32", True))}
     decide_tf32(bench, sides, conv, (x, w), last, "cudnn.tf32-speed-precision: conv2d",
                 "FP32 / TF32 conv2d time, 32x128x64x64, 3x3, 128 filters, via cudnn.allow_tf32")
+
+
+# --- dtype.float-faster-than-double (supporting: the note's FloatTensor / DoubleTensor are CPU types) ---
+
+
+@pytest.mark.claim("dtype.float-faster-than-double")
+def test_float32_against_float64_gemm_on_the_gpu(bench, cuda_device, precision_flags):
+    """The note names torch.FloatTensor and torch.DoubleTensor, CPU tensor types: the CPU benchmark
+    decides the claim (tests/test_benchmarks_cpu.py) and this GPU figure supports it. Hopper's
+    FP64 tensor cores reach about the FP32 (non-tensor) peak, so the GPU may show no gap: that is
+    inconclusive, not failed; float64 clearly faster fails, as on the CPU."""
+    torch.backends.cuda.matmul.allow_tf32 = False  # plain FP32 against FP64, no TF32
+    n = 8192
+    a32, b32 = torch.randn(n, n, device=cuda_device), torch.randn(n, n, device=cuda_device)
+    a64, b64 = a32.double(), b32.double()
+    result = bench.compare("dtype.float-faster-than-double: GPU GEMM",
+                           bench.side("float64", cuda_synced(lambda: a64 @ b64)),
+                           bench.side("float32", cuda_synced(lambda: a32 @ b32)),
+                           rounds=9, calls=3, warmup_rounds=2)
+    result.decide(f"float64 / float32 GEMM time on {torch.cuda.get_device_name(cuda_device)} ({n}x{n}, no TF32)",
+                  holds_above=1.25, fails_below=0.8, sm=sm_name(cuda_device))

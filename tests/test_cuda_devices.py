@@ -25,21 +25,10 @@ import torch
 from torch import nn
 
 from fixtures import procs
+from fixtures.boundaries import DEVICE_COUNT_ASKS_RUNTIME_AFTER_INIT_SINCE, DEVICE_UUID_SINCE
 from fixtures.gpu import worker_cuda_index
 from fixtures.versions import torch_at_least
 
-# torch.cuda.get_device_properties(i).uuid: added by PR pytorch#125083 (cudaDeviceProp::uuid),
-# first released in torch 2.5; torch 2.1-2.4 raise AttributeError. Evidence (the installed tox
-# environments' stubs, torch/_C/__init__.pyi): class _CudaDeviceProperties has `uuid: str` in
-# 2.5.1+cu124 (between warp_size and L2_cache_size) and 2.6.0; 2.3.1 and 2.4.1 have no `uuid` at all.
-DEVICE_UUID_SINCE = "2.5"
-# torch.cuda.device_count() once CUDA is initialised: from torch 2.12 on it asks the CUDA runtime
-# (`if _initialized or hasattr(_tls, "is_initializing"): r = torch._C._cuda_getDeviceCount()`), so
-# a later CUDA_VISIBLE_DEVICES="" changes nothing; up to 2.11 its first call after initialisation
-# still counts through NVML, which re-reads the variable (_parse_visible_devices: "" -> 0 devices),
-# and caches that 0. Evidence: torch/cuda/__init__.py device_count() of the installed 2.11.0 and
-# 2.12.1 wheels (tox envs torch2.11, torch2.12); 2.13.0 and 2.14.1 read as 2.12.1.
-DEVICE_COUNT_ASKS_RUNTIME_AFTER_INIT_SINCE = "2.12"
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75  # cuda.h CUdevice_attribute values
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 

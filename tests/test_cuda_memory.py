@@ -92,17 +92,29 @@ def test_an_interrupted_frame_keeps_its_tensors_through_empty_cache(cuda_device)
 
 @pytest.mark.claim("cuda.max-memory-allocated")
 @pytest.mark.needs(gpus=1)
-def test_max_memory_allocated_is_the_peak_of_tensor_memory_so_far(cuda_device):
-    peak0 = torch.cuda.max_memory_allocated(cuda_device)
-    a0 = allocated(cuda_device)
+def test_max_memory_allocated_is_the_peak_of_tensor_memory_not_of_what_the_program_occupies(cuda_device,
+                                                                                          claim_figure):
+    """"The peak GPU memory the program occupied": the value is the peak of the memory its tensors
+    occupied (since the start, or the last reset); the program occupies more, the caching
+    allocator's reserved blocks (max_memory_reserved) and the CUDA context besides."""
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()  # no cached block of this process can serve the allocations below
+    a0, r0 = allocated(cuda_device), reserved(cuda_device)
+    torch.cuda.reset_peak_memory_stats(cuda_device)
     x = block(cuda_device)
-    peak1 = torch.cuda.max_memory_allocated(cuda_device)
-    assert peak1 >= max(peak0, a0 + BLOCK), (peak0, a0, peak1)
-    del x
-    assert allocated(cuda_device) == a0
-    assert torch.cuda.max_memory_allocated(cuda_device) == peak1, "the peak stays after the tensor is freed"
-    # it counts tensors, not the allocator's cache
-    assert torch.cuda.max_memory_allocated(cuda_device) <= torch.cuda.max_memory_reserved(cuda_device)
+    del x  # freed, but its segment stays reserved: the program still occupies it
+    y = torch.empty(BLOCK + BLOCK // 2, dtype=torch.uint8, device=cuda_device)  # too big for that segment
+    peak_allocated = torch.cuda.max_memory_allocated(cuda_device) - a0
+    peak_reserved = torch.cuda.max_memory_reserved(cuda_device) - r0
+    del y
+    claim_figure("peak GPU memory after a freed 256 MiB block and a 384 MiB one: max_memory_allocated",
+                 peak_allocated / MiB, unit="MiB", max_memory_reserved_mib=peak_reserved / MiB)
+    # the part that holds: the peak of tensor memory, kept after the tensors are gone
+    assert peak_allocated == BLOCK + BLOCK // 2, f"peak allocated {peak_allocated}, the larger tensor {1.5 * BLOCK}"
+    assert torch.cuda.max_memory_allocated(cuda_device) - a0 == peak_allocated, "the peak stays after del"
+    # the note's quantity: the memory the program occupied peaked at both segments
+    assert peak_reserved >= peak_allocated + BLOCK, (
+        f"occupied (reserved) peak {peak_reserved / MiB:.0f} MiB, max_memory_allocated {peak_allocated / MiB:.0f} MiB")
 
 
 @pytest.mark.claim("cuda.reset-max-memory")
@@ -222,6 +234,60 @@ def test_independent_work_on_two_gpus_runs_at_the_same_time():
     serial = min(seconds(one_after_the_other) for _ in range(2))
     parallel = min(seconds(both_launched_then_waited) for _ in range(2))
     assert parallel < 0.75 * serial, f"two GPUs: {parallel * 1e3:.0f} ms together vs {serial * 1e3:.0f} ms in turn"
+
+
+def cpu_work_for(ms: float):
+    """A CPU computation (float32 matmuls on one intra-op thread) of about `ms` milliseconds."""
+    a = torch.randn(256, 256)
+
+    def work(n):
+        for _ in range(n):
+            a @ a
+
+    t0 = time.perf_counter()
+    work(20)
+    per_call = (time.perf_counter() - t0) / 20
+    n = max(1, int(ms / 1e3 / per_call))
+    return lambda: work(n)
+
+
+@pytest.mark.claim("cuda.parallel-devices")
+@pytest.mark.benchmark
+@pytest.mark.needs(gpus=1, serial=True, async_launch=True)
+def test_independent_work_on_the_cpu_and_a_gpu_runs_at_the_same_time(cuda_device):
+    """The note's section calls CPU and GPU both devices: a GPU kernel queued, then CPU work with
+    no wait between them, overlap; the same two with the GPU waited for first take the sum."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cycles = sleep_cycles_for(SLEEP_MS)
+        cpu_work = cpu_work_for(SLEEP_MS)
+
+        def seconds(fn):
+            t0 = time.perf_counter()
+            fn()
+            return time.perf_counter() - t0
+
+        def one_after_the_other():
+            torch.cuda._sleep(cycles)
+            torch.cuda.synchronize(cuda_device)
+            cpu_work()
+
+        def both_then_waited():
+            torch.cuda._sleep(cycles)  # returns at once: the kernel runs while the CPU works
+            cpu_work()
+            torch.cuda.synchronize(cuda_device)
+
+        gpu_alone = min(seconds(lambda: (torch.cuda._sleep(cycles), torch.cuda.synchronize(cuda_device)))
+                        for _ in range(2))
+        cpu_alone = min(seconds(cpu_work) for _ in range(2))
+        serial = min(seconds(one_after_the_other) for _ in range(2))
+        parallel = min(seconds(both_then_waited) for _ in range(2))
+    finally:
+        torch.set_num_threads(threads)
+    assert parallel < 0.75 * serial, (
+        f"CPU and GPU: {parallel * 1e3:.0f} ms together vs {serial * 1e3:.0f} ms in turn "
+        f"(GPU alone {gpu_alone * 1e3:.0f} ms, CPU alone {cpu_alone * 1e3:.0f} ms)")
 
 
 def on_streams(*work) -> float:

@@ -24,11 +24,10 @@ import re
 import pytest
 import torch
 
+from fixtures.boundaries import MATMUL_TF32_OFF_SINCE
 from fixtures.gpu import relative_error, run_and_kernels, sm_name, tf32_hardware, used_tf32
 from fixtures.state_guard import FP32_PRECISION_API_SINCE  # torch 2.9 release: torch.backends.*.fp32_precision
 from fixtures.versions import torch_at_least
-
-MATMUL_TF32_OFF_SINCE = "1.12"  # torch 1.12 release: matmul.allow_tf32 default True -> False
 
 
 @contextlib.contextmanager

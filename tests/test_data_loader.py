@@ -25,11 +25,8 @@ from torch.utils.data import (
     get_worker_info,
 )
 
+from fixtures.boundaries import ITER_NEXT_METHOD_REMOVED_IN
 from fixtures.versions import torch_at_least
-
-# PyTorch 1.13 removed the Python 2 alias `next = __next__` from the DataLoader iterators
-# (_BaseDataLoaderIter); up to 1.12 `iter(loader).next()` returned a batch.
-ITER_NEXT_METHOD_REMOVED_IN = "1.13"
 
 # The note's example (001 › Dataloader类), re-typed as written, including its two slips:
 # DataLoader is never imported, and the last line calls the Python 2 `.next()` method.

@@ -26,22 +26,16 @@ import contextlib
 import io
 import json
 import re
+import socket
 import sys
 import warnings
 
 import pytest
 
 from fixtures import procs
+from fixtures.boundaries import DASHED_SINCE, ELASTIC_LAUNCHER_SINCE, FREE_MASTER_PORT_SINCE
 from fixtures.needs import gpu_count
 from fixtures.versions import torch_at_least
-
-# torch 1.9.0 rebuilt torch.distributed.launch on torchelastic (torch.distributed.run):
-# the note's 1.6 launcher (9 options, subprocess.CalledProcessError) ends there, and the
-# module is deprecated (a log line in 1.9; a FutureWarning pointing to torchrun since 1.10).
-ELASTIC_LAUNCHER_SINCE = "1.9"
-# torch 2.0.0: the launcher passes --local-rank=<n> (dash) instead of --local_rank=<n>,
-# and every launcher option gained a dashed spelling next to the underscored one.
-DASHED_SINCE = "2.0"
 
 NPROC = 2
 SCRIPT_ARGS = ["--lr", "0.2", "--layers", "34"]  # the note's example
@@ -60,17 +54,10 @@ result = {"number": run.determine_local_world_size("3"), "gpu": gpu}
 """
 
 
-def master_port_is_automatic() -> bool:
-    """Newer torchrun (PR pytorch#175699, 2026) leaves --master-port unset by default and then
-    runs a single-node job on a c10d rendezvous at a free port; before, the default was 29500."""
-    from torch.distributed.run import get_args_parser
-
-    return get_args_parser().get_default("master_port") is None
-
-
 def _port_args(port: int) -> list[str]:
-    # never let a launch fall back to the fixed 29500
-    return [] if master_port_is_automatic() else ["--master_port", str(port)]
+    # never let a launch fall back to the fixed 29500: before FREE_MASTER_PORT_SINCE the default
+    # single-node launch would use it, from then on it picks a free port itself
+    return [] if torch_at_least(FREE_MASTER_PORT_SINCE) else ["--master_port", str(port)]
 
 
 def _producer(make_commands):
@@ -106,9 +93,8 @@ def _nodes_commands(port, env, wrapper):
     return [("launch-node0", node0, env), ("torchrun-node1", node1, {**env, "OMP_NUM_THREADS": "3"})]
 
 
-# master_port_is_automatic imports torch.distributed.run: in the main thread, not the producers'
-procs.register("launch-use-env", _producer(_use_env_commands), fixture="use_env", prepare=master_port_is_automatic)
-procs.register("launch-nodes", _producer(_nodes_commands), fixture="nodes", prepare=master_port_is_automatic)
+procs.register("launch-use-env", _producer(_use_env_commands), fixture="use_env")
+procs.register("launch-nodes", _producer(_nodes_commands), fixture="nodes")
 
 
 @pytest.fixture(scope="session")
@@ -310,14 +296,14 @@ def test_master_addr_and_port_defaults_of_the_parser():
 
     args = launch.parse_args(["script.py"])
     assert args.master_addr == "127.0.0.1"
-    if master_port_is_automatic():
-        assert args.master_port is None  # "unset": single-node launches pick a free port
+    if torch_at_least(FREE_MASTER_PORT_SINCE):
+        assert args.master_port is None, f"--master_port default {args.master_port!r}, expected None (unset)"
         from torch.distributed.run import get_args_parser
 
         help_text = next(a.help for a in get_args_parser()._actions if "--master_port" in a.option_strings)
         assert "29500" in help_text, help_text  # still the documented default for static rendezvous
     else:
-        assert args.master_port == 29500
+        assert args.master_port == 29500, f"--master_port default {args.master_port!r}, expected 29500"
 
 
 @pytest.mark.claim("dist.launch-master-defaults")
@@ -325,9 +311,14 @@ def test_master_addr_and_port_defaults_of_the_parser():
 def test_what_workers_get_with_and_without_master_options(use_env, nodes):
     (rec,) = workers(use_env, 1)
     addr, port = rec["env"]["MASTER_ADDR"], rec["env"]["MASTER_PORT"]
-    if master_port_is_automatic():
-        # no master options: a c10d rendezvous on a free port, announced as "localhost"
-        assert addr == "localhost" and port != "29500", f"MASTER_ADDR {addr}, MASTER_PORT {port}"
+    if torch_at_least(FREE_MASTER_PORT_SINCE):
+        # no master options on one node: a c10d rendezvous on a free port, announced under the
+        # node's fully qualified host name (the rendezvous' own address), not 127.0.0.1:29500
+        assert (addr, port != "29500") == (socket.getfqdn(), True), \
+            f"MASTER_ADDR {addr!r}, MASTER_PORT {port!r}; expected {socket.getfqdn()!r} and a free port"
+    else:
+        # the launch gave --master_port (a free one, never the fixed default) and no address
+        assert (addr, port) == ("127.0.0.1", str(use_env["port"])), f"MASTER_ADDR {addr!r}, MASTER_PORT {port!r}"
     # explicit options (the two-node launch): the workers share the agent's store there
     two = workers(nodes, 2 * NPROC)
     if all(r["env"].get("TORCHELASTIC_USE_AGENT_STORE") == "True" for r in two):

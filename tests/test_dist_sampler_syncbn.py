@@ -26,21 +26,17 @@ from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
 from fixtures import dist_workers, signatures
+from fixtures.boundaries import (
+    BATCHNORM_EPS_CHECKED_SINCE,
+    BROADCAST_BUFFERS_DEPRECATED_SINCE,
+    SYNCBN_FALLBACK_SINCE,
+    TWO_FORWARDS_OK_SINCE,
+)
 from fixtures.procs import WORLD_SIZE, world_section
 from fixtures.signatures import parameters_without_self, signature_parameters
 from fixtures.tensors import f32
 from fixtures.versions import torch_at_least
 
-# torch 2.0 (PR pytorch#89706): SyncBatchNorm outside an initialized process group falls back
-# to BatchNorm; before, a CPU input raised "SyncBatchNorm expected input tensor to be on GPU".
-SYNCBN_FALLBACK_SINCE = "2.0"
-# torch 2.10 (PR pytorch#166756): F.batch_norm rejects eps <= 0 in training (ValueError).
-BATCHNORM_EPS_CHECKED_SINCE = "2.10"
-# torch 2.13: DDP's broadcast_buffers is deprecated (FutureWarning) in favour of forward_sync_buffers.
-# torch 2.12: with the default broadcast_buffers=True, two forward passes before one backward no
-# longer hit the in-place error (measured: the error on 2.11.0, none on 2.12.1).
-TWO_FORWARDS_OK_SINCE = "2.12"
-BROADCAST_BUFFERS_DEPRECATED_SINCE = "2.13"
 MOMENTUM = 0.1
 DATASET = list(range(11))  # 11 items over 2 ranks: one index is repeated to pad
 
@@ -185,6 +181,25 @@ def test_syncbn_is_no_way_out_on_cpu(gloo_world):
         assert (s["cpu_train_forward_in_group"] or "").startswith("SyncBatchNorm expected input tensor to be on GPU")
 
 
+@pytest.mark.claim("dist.bn-inplace-error")
+@pytest.mark.needs(gpus=1, processes=True)
+def test_plain_batchnorm_trains_under_ddp_on_one_gpu_and_the_inplace_error_needs_two_forwards(gloo_cuda_world):
+    """DDP over gloo with CUDA modules, both ranks on one GPU: the CUDA batch-norm kernels and
+    SyncBatchNorm (GPU modules) under the buffer broadcast, which one GPU decides as well as two
+    (the broadcast is the same collective; NCCL would refuse two ranks on one GPU)."""
+    two_forwards = ["default/two_forwards_one_backward", "default/eval_two_forwards_one_backward",
+                    "syncbn/eval_two_forwards_one_backward"]
+    for rank, runs in enumerate(world_section(gloo_cuda_world, dist_workers.BN_INPLACE)):
+        assert {k.split("/")[0] for k in runs} == {"default", "broadcast_buffers_false", "syncbn"}, sorted(runs)
+        failed = {k: v for k, v in runs.items() if v != "ok" and k not in two_forwards}
+        assert not failed, f"rank {rank}: an ordinary loop or broadcast_buffers=False did not train: {failed}"
+        for key in two_forwards:
+            if torch_at_least(TWO_FORWARDS_OK_SINCE):
+                assert runs[key] == "ok", f"rank {rank}, {key}: {runs[key]}"
+            else:  # the buffer broadcast before the second forward bumps a saved tensor's version
+                assert "modified by an inplace operation" in runs[key], f"rank {rank}, {key}: {runs[key]}"
+
+
 # --- SyncBatchNorm ------------------------------------------------------------------------------
 
 
@@ -256,10 +271,10 @@ def test_negative_eps_is_accepted_by_the_constructor_but_not_valid():
         assert torch.isnan(layer(x)[:, 1]).all()
 
 
-@pytest.mark.claim("dist.syncbn-global-stats")
-@pytest.mark.needs(gpus=2, processes=True)
-def test_syncbn_normalizes_with_all_ranks_data_and_backpropagates_globally(nccl_world):
-    ranks = world_section(nccl_world, dist_workers.SYNCBN)
+def assert_global_batch_statistics(ranks: list[dict]) -> None:
+    """Each rank's SyncBatchNorm output, input gradient and running mean equal one BatchNorm's
+    over the ranks' batches concatenated."""
+    __tracebackhide__ = True
     x = torch.cat([f32(s["x"]) for s in ranks]).requires_grad_()
     weight = torch.cat([f32(s["weight"]) for s in ranks])
     y = local_bn(x)  # one BatchNorm over the whole global batch
@@ -270,6 +285,21 @@ def test_syncbn_normalizes_with_all_ranks_data_and_backpropagates_globally(nccl_
         assert_close(f32(s["y"]), y[part].detach(), msg=lambda m: f"rank {rank} output\n{m}")
         assert_close(f32(s["x_grad"]), x.grad[part], msg=lambda m: f"rank {rank} input gradient\n{m}")
         assert_close(f32(s["running_mean"]), MOMENTUM * x.detach().mean(0))
+
+
+@pytest.mark.claim("dist.syncbn-global-stats")
+@pytest.mark.needs(gpus=2, processes=True)
+def test_syncbn_normalizes_with_all_ranks_data_and_backpropagates_globally(nccl_world):
+    assert_global_batch_statistics(world_section(nccl_world, dist_workers.SYNCBN))
+
+
+@pytest.mark.claim("dist.syncbn-global-stats")
+@pytest.mark.needs(gpus=1, processes=True)
+def test_syncbn_on_one_gpu_normalizes_with_both_ranks_data_and_backpropagates_globally(gloo_cuda_world):
+    """Two gloo ranks sharing one GPU: SyncBatchNorm gathers over gloo (all_gather, not
+    all_gather_into_tensor, since pytorch/pytorch#104250), so the statistics span both ranks
+    whether the ranks have a GPU each or share one."""
+    assert_global_batch_statistics(world_section(gloo_cuda_world, dist_workers.SYNCBN))
 
 
 @pytest.mark.claim("dist.syncbn-with-dp")

@@ -20,13 +20,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from fixtures.boundaries import DEFAULT_TENSOR_TYPE_DEPRECATED
 from fixtures.strategies import SPACE
 from fixtures.tensors import storage_ptr
 from fixtures.versions import torch_at_least
-
-# PyTorch 2.1 deprecated torch.set_default_tensor_type (UserWarning pointing to
-# torch.set_default_dtype / torch.set_default_device).
-DEFAULT_TENSOR_TYPE_DEPRECATED = "2.1"
 
 
 def array_ptr(a):

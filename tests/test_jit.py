@@ -19,13 +19,8 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.boundaries import JIT_DEPRECATION_FUTUREWARNING_SINCE, JIT_DEPRECATION_WARNING_SINCE
 from fixtures.versions import torch_at_least
-
-# TorchScript is deprecated: torch 2.10 made every torch.jit.script / trace / save / load call
-# warn with a DeprecationWarning; torch 2.14 switched the category to FutureWarning so that
-# users see it by default (pytorch/pytorch#189914).
-JIT_DEPRECATION_WARNING_SINCE = "2.10"
-JIT_DEPRECATION_FUTUREWARNING_SINCE = "2.14"
 
 pytestmark = [
     pytest.mark.filterwarnings(r"ignore:`torch\.jit\.:DeprecationWarning"),

@@ -12,14 +12,10 @@ import pytest
 import torch
 
 from fixtures import versions
+from fixtures.boundaries import BLANK_TOKENIZER_SINCE
 
 pytestmark = pytest.mark.needs(libs=["transformers"])
 
-# transformers 5.0 rebuilt the tokenizers on the `tokenizers` backend; since then from_pretrained
-# of a hub id that is neither cached nor downloadable builds an empty tokenizer (only the special
-# tokens) without any error or warning. Measured on 5.0.0 and 5.23.0; 4.57.6 raised instead (an
-# ImportError asking for protobuf when that is not installed, over a TypeError: vocab_file None).
-BLANK_TOKENIZER_SINCE = "5.0"
 HUB_ID = "FacebookAI/roberta-base"
 SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]  # ids 0..3 as in RoBERTa; <mask> comes last
 MERGES = ["h e", "l l", "he ll", "hell o", "Ġ w", "o r", "Ġw or", "l d", "Ġwor ld"]

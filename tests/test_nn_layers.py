@@ -14,11 +14,8 @@ from torch import nn
 from torch.testing import assert_close
 
 from fixtures import signatures
+from fixtures.boundaries import FACTORY_KWARGS_SINCE
 from fixtures.threads import one_thread
-
-# nn modules take device= and dtype= factory keywords since torch 1.9 (release notes, "Module
-# construction": factory kwargs for all torch.nn modules).
-FACTORY_KWARGS_SINCE = "1.9"
 
 
 @pytest.mark.claim("nn.functional-vs-module")

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.boundaries import FLOP_COUNTER_SINCE
 from fixtures.threads import one_thread
 
 
@@ -278,7 +279,7 @@ def test_note_flops_call_raises_because_torch_layers_have_no_flops_method():
 
 
 @pytest.mark.claim("nn.flops-method")
-@pytest.mark.needs(min_torch="2.1")  # torch.utils.flop_counter appeared in 2.1
+@pytest.mark.needs(min_torch=FLOP_COUNTER_SINCE)
 def test_flop_counter_mode_is_how_torch_counts_flops():
     from torch.utils.flop_counter import FlopCounterMode
 

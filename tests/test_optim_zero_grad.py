@@ -11,11 +11,8 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.boundaries import SET_TO_NONE_DEFAULT_SINCE
 from fixtures.versions import torch_at_least
-
-# torch 2.0 flipped the default of Module.zero_grad and Optimizer.zero_grad to
-# set_to_none=True: gradients become None instead of zero tensors.
-SET_TO_NONE_DEFAULT_SINCE = "2.0"
 
 
 def with_grads(*modules):

@@ -16,12 +16,8 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.boundaries import WEIGHTS_ONLY_DEFAULT_SINCE, WEIGHTS_ONLY_WARNING_SINCE
 from fixtures.versions import torch_at_least
-
-# torch.load's weights_only default flipped from False to True in torch 2.6 (2.4 and 2.5
-# warned with a FutureWarning when the argument was left out).
-WEIGHTS_ONLY_DEFAULT_SINCE = "2.6"
-WEIGHTS_ONLY_WARNING_SINCE = "2.4"
 
 # torch.save pickles with protocol 2, where a str is BINUNICODE: b"X" + 4-byte length + bytes.
 CPU_TAG = b"X\x03\x00\x00\x00cpu"

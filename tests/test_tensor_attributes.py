@@ -10,11 +10,8 @@ import pytest
 import torch
 from torch import nn
 
+from fixtures.boundaries import ITEM_RAISES_RUNTIME_ERROR
 from fixtures.versions import torch_at_least
-
-# PyTorch 2.0 changed the error of item() on a tensor of several (or no) elements from
-# ValueError ("only one element tensors ...") to RuntimeError ("a Tensor with N elements ...").
-ITEM_RAISES_RUNTIME_ERROR = "2.0"
 
 TYPE_NAMES = [
     pytest.param(torch.float32, "FloatTensor", id="float32->FloatTensor"),

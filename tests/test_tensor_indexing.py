@@ -14,11 +14,8 @@ import torch.nn.functional as F
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fixtures.boundaries import NON_BOOL_MASKS_REJECTED
 from fixtures.strategies import SPACE, shapes
-
-# PyTorch 2.1 made non-bool masks an error in masked_fill (pytorch/pytorch#96594); before,
-# integer masks worked (uint8 with a deprecation warning) and float masks filled nothing.
-NON_BOOL_MASKS_REJECTED = "2.1"
 
 # The note's lines, as written.
 NOTE_FLIP = "tensor = tensor[:,:,:,torch.arange(tensor.size(3) - 1, -1, -1).long()]"

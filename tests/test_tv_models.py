@@ -23,12 +23,10 @@ import torchvision.models as models
 from torch import nn
 from torch.testing import assert_close
 
+from fixtures.boundaries import PRETRAINED_DEPRECATED_IN_TORCHVISION, TORCH_OF_FIRST_WEIGHTS_ENUMS
+
 pytestmark = pytest.mark.usefixtures("single_thread")  # real models run on one intra-op thread (fixtures/threads.py)
 
-# torchvision 0.13 (released with torch 1.12) introduced the weights= enums and deprecated
-# pretrained=, which it still accepts with a UserWarning and maps to weights=<Enum>.IMAGENET1K_V1.
-PRETRAINED_DEPRECATED_IN_TORCHVISION = "0.13"
-TORCH_OF_FIRST_WEIGHTS_ENUMS = "1.12"
 
 
 def _forward(model, size=64):

@@ -151,6 +151,28 @@ def test_a_decided_claim_names_its_deciding_tests_and_the_part_that_did_not_run(
     assert reason == "decided on CPU by test_0, test_1, test_2, test_3 and 2 more"
 
 
+def test_a_claim_with_covered_by_is_inconclusive_until_every_case_of_its_cover_passed(tmp_path):
+    """Rule 7: a speed claim decided on a panel. One network measured, the panel not yet: inconclusive
+    (not refuted), naming the panel; one row not run: still inconclusive; the whole panel: the standing."""
+    body = CLAIM.replace('decided_by = "cpu"', 'decided_by = "cpu"\ncovered_by = ["test_panel"]') + (
+        'standing = "refuted"\ncorrection = "no speed-up on any layer"\n')
+    claim = inventory.load(write_inventory(tmp_path, body))["t.a"]
+    assert claim.covered_by == ("test_panel",)
+    one_net = [rec("passed", nodeid="t.py::test_net")]
+    verdict, standing, reason, _ = verdicts.verdict_for(claim, one_net, "2.14.1")
+    assert (verdict, standing) == ("inconclusive", None), reason
+    assert "test_panel has no evidence here" in reason, reason
+    rows = [rec("passed", nodeid="t.py::test_panel[a]"), rec("skipped", NO_GPU, nodeid="t.py::test_panel[b]")]
+    verdict, _, reason, _ = verdicts.verdict_for(claim, one_net + rows, "2.14.1")
+    assert verdict == "inconclusive", reason
+    assert f"test_panel[b] did not run: {NO_GPU}" in reason, reason
+    rows[1] = rec("passed", nodeid="t.py::test_panel[b]")
+    assert verdicts.verdict_for(claim, one_net + rows, "2.14.1")[:2] == ("refuted", "refuted")
+    assert verdicts.verdict_for(claim, [rec("skipped", NO_GPU)], "2.14.1")[0] == "not-run"
+    with pytest.raises(inventory.InventoryError, match="covered_by"):
+        inventory.load(write_inventory(tmp_path, CLAIM + 'covered_by = "test_panel"\n'))
+
+
 @pytest.mark.parametrize(
     "decided_by, kind, role",
     [

@@ -6,6 +6,10 @@ needs(serial=True) too.
     scatter_add_ on CUDA made deterministic               -> cuda.seed-reproducible red
     get_device_name that is not the driver's              -> cuda.version-info red
     torch.cuda.synchronize that returns at once           -> cuda.synchronize red
+    max_memory_allocated that reports the reserved peak, the memory the program occupies, as the
+      note says                                           -> cuda.max-memory-allocated red
+    a GPU kernel launch that waits for the kernel (the CPU cannot work meanwhile)
+                                                          -> cuda.parallel-devices red (one GPU)
     a matmul that starts on another stream while the add it reads is still running (no wait)
                                                           -> cuda.pipelined-dependency red
     NCCL that lets two ranks share one GPU, as gloo does (fresh processes)
@@ -77,6 +81,22 @@ def test_a_synchronize_that_returns_at_once_turns_synchronize_red(run_spec):
     assert_goes_red(run, "cuda.synchronize", "synchronize() returned while")
 
 
+# The world the note describes: max_memory_allocated() is the peak of what the program occupies,
+# the caching allocator's reserved memory.
+PEAK_IS_THE_RESERVED_MEMORY = """
+import torch
+
+torch.cuda.max_memory_allocated = torch.cuda.max_memory_reserved
+"""
+
+
+@pytest.mark.needs(gpus=1)
+def test_a_peak_that_counts_the_reserved_memory_turns_max_memory_allocated_red(run_spec):
+    run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.max-memory-allocated", "-m", "gpu",
+                   patch=PEAK_IS_THE_RESERVED_MEMORY)
+    assert_goes_red(run, "cuda.max-memory-allocated", "peak allocated")
+
+
 DEPENDENT_MATMUL_DOES_NOT_WAIT = """
 import torch
 
@@ -114,6 +134,29 @@ def test_a_dependent_matmul_that_does_not_wait_turns_pipelined_dependency_red(ru
     run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.pipelined-dependency", "-m", "gpu",
                    "-k", "dependent_kernel", patch=DEPENDENT_MATMUL_DOES_NOT_WAIT)
     assert_goes_red(run, "cuda.pipelined-dependency", "overlapped its producer")
+
+
+# Kernel launches that return only once the kernel is done: the spec's sleep kernel synchronises.
+SLEEP_THAT_WAITS = """
+import torch
+
+_sleep = torch.cuda._sleep
+
+
+def _sleep_and_wait(cycles):
+    _sleep(cycles)
+    torch.cuda.synchronize()
+
+
+torch.cuda._sleep = _sleep_and_wait
+"""
+
+
+@pytest.mark.needs(gpus=1, serial=True)
+def test_a_launch_that_waits_for_its_kernel_turns_parallel_devices_red(run_spec):
+    run = run_spec("tests/test_cuda_memory.py", "--claim", "cuda.parallel-devices", "-m", "gpu",
+                   "-p", "no:xdist", "-k", "cpu_and_a_gpu", patch=SLEEP_THAT_WAITS)
+    assert_goes_red(run, "cuda.parallel-devices", "together vs")
 
 
 NCCL_SHARES_A_GPU = wrong_world(

@@ -8,6 +8,9 @@ marker selects them): without them they skip with the reason; the timing ones de
 needs(serial=True) too.
 
     launcher env without LOCAL_RANK  -> dist.launch-env-vars, dist.local-rank-meaning red
+    workers of a default single-node launch told the note's default address 127.0.0.1, not the
+      free-port rendezvous' host name (socket.getfqdn())
+                                     -> dist.launch-master-defaults red
     the notes' meanings: RANK = machine index, WORLD_SIZE = number of machines
                                      -> dist.rank-meaning, dist.world-size-meaning red
     DDP without its construction-time broadcast, and a set_epoch that does nothing
@@ -29,6 +32,11 @@ needs(serial=True) too.
       (plain BatchNorm always hits the in-place error, as the note says; NCCL spawn world,
       fresh processes; its gloo case goes red on CPU too, supporting evidence)
                                      -> dist.bn-inplace-error red (two GPUs)
+    the same, in the spawn world on gloo with CUDA tensors, both ranks on one GPU
+                                     -> dist.bn-inplace-error red (one GPU)
+    SyncBatchNorm that normalizes each rank with its own batch's statistics, as BatchNorm does
+      (gloo with CUDA tensors on one GPU; NCCL on two where present)
+                                     -> dist.syncbn-global-stats red (one GPU)
 
 Not covered: dist.dp-low-utilization (a DataParallel that keeps both GPUs busy cannot be
 made by patching Python; doing less work instead would make the check depend on how GEMM
@@ -60,6 +68,10 @@ module.SubprocessHandler._popen = _popen
 
 
 NO_LOCAL_RANK = wrong_world(WORKER_POPEN, edit_worker_env('env.pop("LOCAL_RANK", None)'))
+
+
+# the note's world for a default launch: MASTER_ADDR is --master_addr's default, whatever the rendezvous
+NOTES_MASTER_ADDR = wrong_world(WORKER_POPEN, edit_worker_env('env["MASTER_ADDR"] = "127.0.0.1"'))
 
 
 NOTES_MEANINGS = wrong_world(WORKER_POPEN, edit_worker_env('''
@@ -110,6 +122,11 @@ def test_workers_without_local_rank_turn_env_vars_and_local_rank_claims_red(run_
                    patch=NO_LOCAL_RANK)
     assert_goes_red(run, "dist.launch-env-vars", "LOCAL_RANK")
     assert_goes_red(run, "dist.local-rank-meaning", "LOCAL_RANK")
+
+
+def test_workers_told_the_default_master_address_turn_master_defaults_red(run_spec):
+    run = run_spec("--claim", "dist.launch-master-defaults", "-m", "cpu", patch=NOTES_MASTER_ADDR)
+    assert_goes_red(run, "dist.launch-master-defaults", "MASTER_ADDR '127.0.0.1'", "and a free port")
 
 
 def test_the_notes_rank_and_world_size_turn_those_claims_red(run_spec):
@@ -278,3 +295,29 @@ def test_a_buffer_broadcast_that_hits_saved_stats_turns_bn_inplace_error_red(run
     run = run_spec("tests/test_dist_sampler_syncbn.py", "--claim", "dist.bn-inplace-error", "-m", "gpu",
                    "-k", "inplace_error_needs_two_forwards", patch=BUFFER_BROADCAST_HITS_SAVED_STATS, timeout=300)
     assert_goes_red(run, "dist.bn-inplace-error", "default/train_loop", "modified by an inplace operation")
+
+
+@pytest.mark.needs(gpus=1, processes=True)
+def test_a_buffer_broadcast_that_hits_saved_stats_on_one_gpu_turns_bn_inplace_error_red(run_spec):
+    run = run_spec("tests/test_dist_sampler_syncbn.py", "--claim", "dist.bn-inplace-error", "-m", "gpu",
+                   "-k", "on_one_gpu and inplace_error", patch=BUFFER_BROADCAST_HITS_SAVED_STATS, timeout=300)
+    assert_goes_red(run, "dist.bn-inplace-error", "default/train_loop", "modified by an inplace operation")
+
+
+SYNCBN_WITH_LOCAL_STATS = wrong_world(
+    "torch.nn.modules.batchnorm",
+    '''
+def forward(self, input):
+    self._check_input_dim(input)
+    return module._BatchNorm.forward(self, input)  # each rank's own statistics, no collective
+
+module.SyncBatchNorm.forward = forward
+''',
+)
+
+
+@pytest.mark.needs(gpus=1, processes=True)
+def test_syncbn_with_each_ranks_own_statistics_turns_syncbn_global_stats_red(run_spec):
+    run = run_spec("tests/test_dist_sampler_syncbn.py", "--claim", "dist.syncbn-global-stats", "-m", "gpu",
+                   patch=SYNCBN_WITH_LOCAL_STATS, timeout=300)
+    assert_goes_red(run, "dist.syncbn-global-stats", "rank 0 output")
