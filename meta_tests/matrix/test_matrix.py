@@ -503,9 +503,54 @@ def test_the_evidence_of_a_deleted_test_file_is_dropped_and_said(proj, capsys):
     doc["tests"]["tests/test_gone.py::test_a"] = doc["tests"]["tests/test_x.py::test_optim_a"]
     path.write_text(json.dumps(doc))
     assert proj.main(path) == 0
-    assert "2.6.0: the evidence of 1 test(s) whose file no longer exists is dropped" in capsys.readouterr().err
+    assert "2.6.0: the evidence of 1 test(s) whose file or function no longer exists is dropped" in \
+        capsys.readouterr().err
     committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
     assert list(committed["tests"]) == ["tests/test_x.py::test_optim_a"]
+
+
+def test_a_renamed_test_leaves_the_matrix_its_evidence_and_its_verdict(proj, capsys):
+    """A test renamed since its column was measured decides nothing and no rendering lists it (red
+    where only a deleted file drops evidence: the old name stayed a deciding test on the page)."""
+    proj.claim("optim.a", "refuted")
+    proj.claim("optim.b")
+    proj.build(proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed", "optim.b": "passed"}))
+    test_file = proj.root / "tests" / "test_x.py"
+    test_file.write_text(test_file.read_text().replace("def test_optim_a(", "def test_optim_a_renamed("))
+    assert proj.main() == 0
+    assert "2.6.0: the evidence of 1 test(s) whose file or function no longer exists is dropped" in \
+        capsys.readouterr().err
+    m, md, page = proj.build()
+    assert cells(m, "optim.a")["2.6.0"] not in verdicts.DECIDED, cells(m, "optim.a")
+    assert cells(m, "optim.b") == {"2.6.0": "holds"}, "the file's other test still decides"
+    for where, text in (("markdown", md), ("page", page)):
+        assert "test_optim_a" not in text.replace("test_optim_a_renamed", ""), f"the {where} lists the gone test"
+    committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
+    assert list(committed["tests"]) == ["tests/test_x.py::test_optim_b"]
+
+
+def test_the_column_details_show_the_recorded_libraries_and_gpu_stack(proj):
+    """Red in a world where the libraries of a lib.* run, or the cuDNN / NCCL / driver / clocks of a
+    GPU run, are not carried from the reports to the column details."""
+    proj.claim("optim.a")
+    cpu = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"})
+    gpu = proj.report("torch-2.6.0-gpu.json", "2.6.0", {"optim.a": "passed"}, device="NVIDIA H100")
+    lib = proj.report("lib.json", "2.6.0", {"optim.a": "passed"})
+    clocks = {"clocks.sm": "1980 MHz", "clocks.max.sm": "1980 MHz", "clocks.mem": "2619 MHz"}
+    for path, extra in ((lib, {"libraries": {"einops": "0.8.1", "PIL": "13.0.0"}}),
+                        (gpu, {"cudnn_version": "91002", "nccl_version": "2.27.3",
+                               "gpu_preflight": {"driver": ["580.82"], "clocks": [clocks]}})):
+        doc = json.loads(path.read_text())
+        doc["environment"].update(extra)
+        path.write_text(json.dumps(doc))
+    m, md, _ = proj.build(cpu, gpu, lib)
+    details = {c.label: matrix.column_details(c) for c in m.columns}
+    cpu_col, gpu_col = (details[c.label] for c in m.columns)
+    assert cpu_col["libraries"] == "PIL 13.0.0, einops 0.8.1", cpu_col
+    assert cpu_col["GPU stack"] == "none", cpu_col
+    assert gpu_col["GPU stack"] == ("driver 580.82 · cuDNN 91002 · NCCL 2.27.3 · clocks SM 1980 MHz of "
+                                    "1980 MHz, memory 2619 MHz"), gpu_col
+    assert "| libraries | PIL 13.0.0, einops 0.8.1 |" in md
 
 
 def test_a_report_with_an_incomplete_run_is_refused_unless_asked(proj, capsys):

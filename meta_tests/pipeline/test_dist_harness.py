@@ -389,3 +389,43 @@ def test_the_background_thread_starts_processes_from_the_session_environment(mon
     thread.join(timeout=30)
     assert seen == {"value": "session"}, f"the thread's child would see {seen}, expected the session's value"
     assert procs.clean_env()["SPEC_PROBE_VAR"] == "a test's value", "the main thread keeps reading os.environ"
+
+
+def test_a_failing_launch_gives_one_headline_first_with_status_and_log_path(tmp_path):
+    """Red in a world where the message starts with the stderr dump (the report then records its tail)."""
+    code = "import sys\nprint('[rank1]: RuntimeError: boom', file=sys.stderr)\nraise ValueError('bad value')"
+    result = procs.run("node0", [sys.executable, "-c", code], env=procs.clean_env(), folder=tmp_path, timeout=30)
+    with pytest.raises(pytest.fail.Exception) as failed:
+        procs.require_ok({"procs": [vars(result)]})
+    first = str(failed.value).splitlines()[0]
+    assert first == (f"process failure: launch node0: exit status 1, ValueError: bad value; "
+                     f"logs: {tmp_path / 'node0.stderr'}"), first
+    assert (tmp_path / "node0.stderr").exists()
+
+
+@pytest.mark.slow
+def test_a_world_killed_in_one_rank_gives_its_headline_line_in_the_report(tmp_path, monkeypatch):
+    """A rank SIGKILLed in a section: the failure's first line names the world, the rank, the section,
+    the signal and the log path, and the claims report records that line (red in a world where the
+    report keeps the last lines of the stderr dump, or the message does not lead with the headline)."""
+    from fixtures.dist_workers.spawn_world import KILL_VAR
+    from harness import claims_plugin
+
+    monkeypatch.setenv(KILL_VAR, "1:barrier")
+    limits = procs.WorldLimits(start=180.0, section=60.0, exit=30.0, worlds=2, clean_return=False)
+    world = worlds._produce_world("gloo", ["broadcast", "barrier"], limits)(tmp_path)
+    with pytest.raises(pytest.fail.Exception) as lost:
+        procs.world_section(world, "barrier")
+    message = str(lost.value)
+
+    class Report:  # what the claims plugin reads of a failed test's report
+        when = "call"
+        longreprtext = message
+        longrepr = message
+
+    summary = claims_plugin._failure_summary(Report)
+    assert summary.startswith("call: process failure: world gloo, rank 1, section 'barrier': "), summary
+    assert "SIGKILL" in summary, summary
+    log = summary.rsplit("; logs: ", 1)[-1]
+    assert pathlib.Path(log).is_file(), f"the headline's log path {log!r} does not exist"
+    assert message.splitlines()[0] == summary.removeprefix("call: "), "the message leads with the headline"

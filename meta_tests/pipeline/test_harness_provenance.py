@@ -1,6 +1,8 @@
 """Evidence is tied to what produced it (harness/provenance.py): a test's source hash, its claims'
 hashes, and the verdicts of evidence that no longer matches them (stale: decides nothing)."""
+import json
 import os
+import pathlib
 import textwrap
 
 import pytest
@@ -159,3 +161,109 @@ def test_a_stale_failure_is_not_a_failure_of_this_code(tmp_path):
               "source_hash": "0" * 16, "claims_hash": {"t.a": provenance.claim_hash(inv["t.a"])}}
     doc = report.build(inv, tests={nodeid: record}, environment={"torch": "2.14.1"}, runs=[], rootdir=tmp_path)
     assert doc["claims"][0]["verdict"] == "not-run"
+
+
+DECORATED = '''
+    import pytest
+
+    pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+    @pytest.mark.claim("t.a", half="holding")
+    @pytest.mark.needs(gpus=1)
+    @pytest.mark.parametrize("n", [pytest.param(1, id="one"), 2])
+    def test_decorated(n):
+        """What the test checks."""
+        # why the bound is 3
+        assert n < 3, (n, 3)
+'''
+
+
+@pytest.mark.parametrize(
+    "edit, moves",
+    [
+        pytest.param(('claim("t.a"', 'claim("t.b"'), True, id="claim-id"),
+        pytest.param(('half="holding"', 'half="failing"'), True, id="half-label"),
+        pytest.param(("needs(gpus=1)", "needs(gpus=2)"), True, id="needs"),
+        pytest.param(('id="one"', 'id="uno"'), True, id="parametrize-id"),
+        pytest.param(("pytest.param(1,", "pytest.param(0,"), True, id="parametrize-value"),
+        pytest.param(('"ignore::UserWarning"', '"error"'), True, id="module-pytestmark"),
+        pytest.param(("(n, 3)", "(n, 4)"), True, id="assertion-message"),
+        pytest.param(("# why the bound is 3", "# the bound: 3, see the note"), False, id="comment"),
+        pytest.param(('"""What the test checks."""', '"""What it checks, said better."""'), False, id="docstring"),
+        pytest.param(("assert n < 3, (n, 3)", "assert n < 3, (\n            n,\n            3,\n        )"), False,
+                     id="formatting"),
+        pytest.param(('half="holding"', "half='holding'"), False, id="quotes"),
+        pytest.param(('half="holding")', 'half="holding", decides="cpu")'), False, id="declaring-a-role"),
+    ],
+)
+def test_a_decorator_edit_stales_evidence_and_a_comment_or_a_role_does_not(tmp_path, edit, moves):
+    """The hash is the syntax tree of the whole decorated definition, less the claim marker's
+    `decides=`: red in a world that hashes the text from the `def` line (the decorator edits do not
+    move it, the comment does) or that hashes `decides=` (declaring a role would stale evidence)."""
+    (tmp_path / "tests").mkdir()
+    module = tmp_path / "tests" / "test_m.py"
+    module.write_text(textwrap.dedent(DECORATED))
+    before = provenance.test_hash(tmp_path, "tests/test_m.py::test_decorated[one]")
+    edited = module.read_text().replace(*edit)
+    assert edited != module.read_text(), f"edit {edit!r} changed nothing in the module"
+    module.write_text(edited)
+    stat = module.stat()
+    os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    after = provenance.test_hash(tmp_path, "tests/test_m.py::test_decorated[one]")
+    assert before is not None
+    assert (after != before) == moves, f"edit {edit!r}: hash {before} -> {after}, expected it to " + (
+        "move" if moves else "stay")
+
+
+def test_every_spec_test_hashes_the_same_after_its_comments_and_docstrings_are_removed(tmp_path):
+    """What a linter's fixes and a formatter change (comments, docstrings, spacing, line breaks) leaves
+    every test of the spec with its hash, so tests/ can be brought under ruff: each spec module is
+    written again from its syntax tree (ast.unparse: no comments, other quotes and line breaks,
+    docstrings dropped) and every test function must hash as before."""
+    import ast
+    root = pathlib.Path(__file__).resolve().parents[2]
+    (tmp_path / "tests").mkdir()
+    checked = 0
+    for path in sorted((root / "tests").glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if (isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and body
+                    and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str) and len(body) > 1):
+                node.body = body[1:]
+        (tmp_path / "tests" / path.name).write_text(ast.unparse(tree), encoding="utf-8")
+        names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
+        for name in names:
+            nodeid = f"tests/{path.name}::{name}"
+            assert provenance.test_hash(tmp_path, nodeid) == provenance.test_hash(root, nodeid), nodeid
+            checked += 1
+    assert checked > 300, f"only {checked} spec tests were checked"
+
+
+def test_rekey_gives_evidence_under_the_earlier_hash_the_new_one_only_where_the_test_is_unchanged(tmp_path):
+    """Evidence recorded under the earlier (text) hash keeps deciding once re-keyed, where that hash
+    still matches the test; evidence of a test that changed since stays stale and a gone test's is
+    counted gone (red in a world where rekey re-keys everything, or nothing)."""
+    (tmp_path / "tests").mkdir()
+    module = tmp_path / "tests" / "test_m.py"
+    module.write_text(textwrap.dedent(MODULE))
+    ids = ["tests/test_m.py::test_uses_helper[1]", "tests/test_m.py::test_other", "tests/test_m.py::test_renamed",
+           "tests/test_m.py::TestGroup::test_method"]
+    tests = {n: {"claims": ["t.a"], "outcome": "passed", "source_hash": provenance.legacy_test_hash(tmp_path, n)}
+             for n in ids}
+    tests["tests/test_m.py::test_renamed"]["source_hash"] = "f" * 16
+    tests["tests/test_m.py::test_other"]["source_hash"] = "0" * 16  # ran as another version of the test
+    tests["tests/test_m.py::TestGroup::test_method"]["source_hash"] = provenance.test_hash(
+        tmp_path, "tests/test_m.py::TestGroup::test_method")
+    path = tmp_path / "evidence.json"
+    path.write_text(json.dumps({"about": "a column", "schema": 3, "tests": tests}))
+    found = provenance.rekey_file(tmp_path, path)
+    assert {k: v for k, v in found.items() if v} == {
+        "rekeyed": [ids[0]], "stale": [ids[1]], "gone": [ids[2]], "current": [ids[3]]}
+    after = json.loads(path.read_text())["tests"]
+    assert after[ids[0]]["source_hash"] == provenance.test_hash(tmp_path, ids[0]) != tests[ids[0]]["source_hash"]
+    assert after[ids[1]]["source_hash"] == "0" * 16
+    assert path.read_text().count("\n") > len(ids), "the evidence file keeps its one-line-per-test layout"
+    assert provenance.rekey_file(tmp_path, path)["rekeyed"] == [], "a second re-key finds nothing to do"

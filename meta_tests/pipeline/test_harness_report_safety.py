@@ -1,7 +1,7 @@
 """The claims report never loses evidence (harness/report.py, harness/claims_plugin.py), shown with
 real processes on a mini project: a write killed half-way, two concurrent xdist runs, a corrupt
-report, a report of another environment, a KeyboardInterrupt mid-run, paths that cannot take a
-report, and a run stopped early."""
+report, a report of another environment, a run interrupted mid-way (KeyboardInterrupt, SIGTERM),
+paths that cannot take a report, and a run stopped early."""
 import json
 import os
 import signal
@@ -164,14 +164,59 @@ def test_a_report_this_run_cannot_add_to_is_moved_aside_never_lost(mini, earlier
     assert outcomes(doc)["test_a"] == "passed"
 
 
-def test_a_keyboard_interrupt_mid_run_leaves_the_report_byte_identical(mini):
-    assert run(mini, "-k", "test_a").returncode == 0
-    path = mini / "reports" / "claims.json"
-    before = path.read_bytes()
-    result = run(mini, env={"STOP_AT": "b"})
+def test_a_keyboard_interrupt_mid_run_keeps_the_finished_tests_evidence_and_reads_incomplete(mini):
+    """Red in a world where an interrupted run writes nothing (test_a's evidence lost), or writes it
+    as a complete run."""
+    result = run(mini, "-p", "no:randomly", env={"STOP_AT": "b"})
     assert result.returncode == pytest.ExitCode.INTERRUPTED, result.stdout[-2000:]
-    assert "claims report not written: the run was interrupted" in result.stdout, result.stdout[-2000:]
-    assert path.read_bytes() == before
+    doc = load(mini / "reports" / "claims.json")
+    assert outcomes(doc) == {"test_a": "passed"}, "the finished test's evidence was lost"
+    last = doc["runs"][-1]
+    assert last["complete"] is False, last
+    assert last["incomplete"].startswith("interrupted (KeyboardInterrupt"), last
+    assert "running then: test_mini.py::test_b" in last["incomplete"], last
+    assert "incomplete run 1 of 1: interrupted" in result.stdout, result.stdout[-2000:]
+    assert "**incomplete**: interrupted" in (mini / "reports" / "claims.md").read_text()
+
+
+HANGS = """
+import pathlib
+import time
+import pytest
+
+@pytest.mark.claim("x.b")
+def test_c_hangs():
+    pathlib.Path("started").write_text("c")
+    time.sleep(120)
+"""
+
+
+def test_a_step_time_limit_sigterm_keeps_the_finished_tests_evidence_and_names_where_it_stopped(mini):
+    """`timeout` (a CI step's limit) sends SIGTERM: the tests that finished keep their evidence and the
+    run names the test it stopped in (red in a world where SIGTERM kills the run with nothing written)."""
+    (mini / "test_zhang.py").write_text(HANGS)
+    proc = subprocess.Popen(pytest_cmd("-p", "no:randomly", "-p", "no:cacheprovider"), cwd=mini,
+                            env={**os.environ, "CUDA_VISIBLE_DEVICES": ""}, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        for _ in range(1200):
+            if (mini / "started").exists() or proc.poll() is not None:
+                break
+            __import__("time").sleep(0.1)
+        assert (mini / "started").exists(), "the hanging test never started"
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=60)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, out[-2000:]
+    doc = load(mini / "reports" / "claims.json")
+    assert outcomes(doc) == {"test_a": "passed", "test_b": "passed"}, out[-2000:]
+    last = doc["runs"][-1]
+    assert last["complete"] is False, last
+    assert last["incomplete"].startswith("interrupted by SIGTERM"), last
+    assert "running then: test_zhang.py::test_c_hangs" in last["incomplete"], last
 
 
 def test_a_lost_gw0_still_gives_the_report_this_environment(mini):
