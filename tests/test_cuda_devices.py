@@ -128,7 +128,8 @@ def test_an_export_in_the_script_overrides_the_command_line_prefix(tmp_path):
                          CUDA_VISIBLE_DEVICES="0,1")
     assert seen == "3", f"the training command saw {seen!r}; the note ranks the command line above the script"
     # and a prefix on the command itself beats an earlier export: the last assignment wins
-    seen = run_sh_script(tmp_path, 'export CUDA_VISIBLE_DEVICES=3\nCUDA_VISIBLE_DEVICES=0,1 printenv CUDA_VISIBLE_DEVICES\n')
+    seen = run_sh_script(tmp_path, 'export CUDA_VISIBLE_DEVICES=3\n'
+                                   'CUDA_VISIBLE_DEVICES=0,1 printenv CUDA_VISIBLE_DEVICES\n')
     assert seen == "0,1", seen
 
 
@@ -361,7 +362,8 @@ def two_ranks_on_one_gpu(tmp_path, backend: str) -> dict:
 def test_ranks_number_processes_not_gpus(tmp_path):
     out = two_ranks_on_one_gpu(tmp_path, "gloo")
     workers = out["workers"]
-    assert [w["rank"] for w in workers] == [0, 1] and all(w["error"] is None and w["sum"] == 1.0 for w in workers), workers
+    assert [w["rank"] for w in workers] == [0, 1] and all(
+        w["error"] is None and w["sum"] == 1.0 for w in workers), workers
     # both ranks computed on the one visible GPU: two ranks, one GPU, so a rank is not a GPU
     assert {w["gpus_seen"] for w in workers} == {1}, workers
     assert {w["device"] for w in workers} == {"cuda:0"}, workers

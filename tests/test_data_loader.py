@@ -452,7 +452,8 @@ def test_a_batch_not_collected_within_the_timeout_raises_instead_of_being_skippe
         for item in loader:
             seen.append(int(item))
     # on a loaded machine the worker's start-up may already time out batch 0; never is a batch skipped
-    assert seen == [0, 1][: len(seen)], f"batches before the timeout: {seen}, expected [0, 1] or a prefix, then the error"
+    assert seen == [0, 1][: len(seen)], (
+        f"batches before the timeout: {seen}, expected [0, 1] or a prefix, then the error")
 
 
 # --- data.worker-init-fn ---------------------------------------------------------------

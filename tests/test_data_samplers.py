@@ -206,9 +206,11 @@ def test_weighted_sampler_draws_indices_in_proportion_to_unnormalised_weights():
 @pytest.mark.claim("data.weighted-random-sampler", half="holding")
 def test_weighted_sampler_without_replacement_never_repeats():
     for seed in range(20):
-        draws = list(WeightedRandomSampler([0.0, 1.0, 2.0, 5.0], num_samples=3, replacement=False, generator=_gen(seed)))
+        draws = list(WeightedRandomSampler([0.0, 1.0, 2.0, 5.0], num_samples=3, replacement=False,
+                                           generator=_gen(seed)))
         assert sorted(draws) == [1, 2, 3], draws
-    with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist.size\\(-1\\) samples without replacement"):
+    with pytest.raises(RuntimeError,
+                       match="cannot sample n_sample > prob_dist.size\\(-1\\) samples without replacement"):
         list(WeightedRandomSampler([1.0, 2.0], num_samples=3, replacement=False))
 
 

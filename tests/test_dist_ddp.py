@@ -11,7 +11,8 @@ every rank seeds its model differently, wraps it, trains one step on its own dat
 records parameters and gradients; the checkpoint cases load a constant-0.25 state dict
 before or after wrapping, on rank 0 alone. DataParallel runs in this process; what it
 does across GPUs needs two of them (not-run here, naming the count found); so does the wrapping
-error (with a single device id DataParallel moves the module to it by itself). DataParallel on a single device skips replicate/scatter/gather altogether, so
+error (with a single device id DataParallel moves the module to it by itself). DataParallel on a
+single device skips replicate/scatter/gather altogether, so
 "its communication grows with the number of GPUs" compares two and three GPUs, both really
 parallel; the claim's DDP half ("the ring keeps per-GPU communication constant") compares DDP
 worlds of three and two ranks on the same workload.

@@ -147,7 +147,8 @@ def test_broadcast_buffers_copies_rank0s_running_stats_before_each_forward(world
             expected = (1 - MOMENTUM) * start + MOMENTUM * f32(s["x2"]).mean(0)
             assert_close(f32(s["running_mean_2"]), expected, msg=lambda m: f"{label}, rank {rank}\n{m}")
         deprecated = any("`broadcast_buffers` is deprecated" in w for w in bn[0]["warnings"])
-        assert deprecated == (label != "default" and torch_at_least(BROADCAST_BUFFERS_DEPRECATED_SINCE)), bn[0]["warnings"]
+        assert deprecated == (label != "default" and torch_at_least(BROADCAST_BUFFERS_DEPRECATED_SINCE)), (
+            bn[0]["warnings"])
 
 
 @pytest.mark.claim("dist.bn-inplace-error")
@@ -161,7 +162,8 @@ def test_plain_batchnorm_trains_under_ddp_and_the_inplace_error_needs_two_forwar
     if world["backend"] == "nccl":
         two_forwards.append("syncbn/eval_two_forwards_one_backward")
     for rank, runs in enumerate(world_section(world, dist_workers.BN_INPLACE)):
-        expected_variants = {"default", "broadcast_buffers_false"} | ({"syncbn"} if world["backend"] == "nccl" else set())
+        expected_variants = ({"default", "broadcast_buffers_false"}
+                             | ({"syncbn"} if world["backend"] == "nccl" else set()))
         assert {k.split("/")[0] for k in runs} == expected_variants, sorted(runs)
         # an ordinary loop, and anything with broadcast_buffers=False, always trains
         failed = {k: v for k, v in runs.items() if v != "ok" and k not in two_forwards}

@@ -227,7 +227,8 @@ DEVICE_SELECT = "torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')"
 
 @pytest.mark.claim("dtype.device-select")
 def test_device_expression_picks_the_cpu_when_no_gpu_is_visible(no_gpu_python):
-    picked = no_gpu_python(f"import torch\nd = {DEVICE_SELECT}\nresult = [d.type, d.index, torch.ones(1, device=d).device.type]")
+    picked = no_gpu_python(f"import torch\nd = {DEVICE_SELECT}\n"
+                           "result = [d.type, d.index, torch.ones(1, device=d).device.type]")
     assert picked == ["cpu", None, "cpu"], picked
 
 
@@ -367,7 +368,8 @@ def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data()
     returned_early = not copied.query()
     total = dst.sum()  # queued right behind the copy on the same stream
     torch.cuda.synchronize()
-    assert dst.data_ptr() == poisoned_block, "the copy did not land in the NaN block: a consumer that ran early would not show"
+    assert dst.data_ptr() == poisoned_block, (
+        "the copy did not land in the NaN block: a consumer that ran early would not show")
     assert total.item() == expected, (
         f"the consumer summed {total.item()}, the data sums to {expected}: it started on partly arrived data")
     assert returned_early, "to(non_blocking=True) returned after the copy had finished"

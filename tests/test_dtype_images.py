@@ -28,7 +28,8 @@ else:
     torchvision = TF = None
 
 # The note's lines, re-typed as written (002 › 与PIL.Image转换).
-TENSOR_TO_PIL = "image = PIL.Image.fromarray(torch.clamp(tensor * 255, min=0, max=255).byte().permute(1, 2, 0).cpu().numpy())"
+TENSOR_TO_PIL = ("image = PIL.Image.fromarray("
+                 "torch.clamp(tensor * 255, min=0, max=255).byte().permute(1, 2, 0).cpu().numpy())")
 PIL_TO_TENSOR = "tensor = torch.from_numpy(np.asarray(PIL.Image.open(path))).permute(2, 0, 1).float() / 255"
 SLASH_TYPO = "tensor = torchvision.transforms/functional.to_tensor(PIL.Image.open(path))"
 

@@ -25,8 +25,8 @@ small = st.integers(min_value=1, max_value=3)
 
 # the note's printed signature (a signature claim, fixtures/signatures.py)
 NOTE_REARRANGE = [("element", signatures.EMPTY), ("pattern", signatures.EMPTY)]
-SIGNATURES = {"lib.einops-rearrange": (lambda: signatures.signature_parameters(importlib.import_module("einops").rearrange),
-                                       NOTE_REARRANGE)}
+SIGNATURES = {"lib.einops-rearrange": (
+    lambda: signatures.signature_parameters(importlib.import_module("einops").rearrange), NOTE_REARRANGE)}
 
 
 @pytest.mark.claim("lib.einops-rearrange")

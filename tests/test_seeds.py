@@ -208,7 +208,8 @@ def conv_runs(tmp_path, deterministic: bool, benchmark: bool) -> list:
     script = tmp_path / "conv_run.py"
     script.write_text(CONV_RUN)
     side = f"det{int(deterministic)}-bench{int(benchmark)}"
-    commands = [(f"{side}-run{i}", [sys.executable, script, int(deterministic), int(benchmark)], procs.clean_env(gpus=1))
+    commands = [(f"{side}-run{i}", [sys.executable, script, int(deterministic), int(benchmark)],
+                 procs.clean_env(gpus=1))
                 for i in range(RUNS_PER_SIDE)]
     results = procs.run_group(commands, folder=tmp_path / side, timeout=240)
     for r in results:

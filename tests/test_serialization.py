@@ -218,7 +218,8 @@ def test_plain_load_of_a_cuda_checkpoint_restores_it_on_the_gpu(cuda_checkpoint)
 
 @pytest.mark.claim("serial.map-location-cpu")
 @pytest.mark.needs(gpus=1)
-def test_a_checkpoint_saved_from_the_gpu_is_tagged_cuda_and_map_location_cpu_brings_it_to_the_cpu(tmp_path, cuda_device):
+def test_a_checkpoint_saved_from_the_gpu_is_tagged_cuda_and_map_location_cpu_brings_it_to_the_cpu(
+        tmp_path, cuda_device):
     model = nn.Linear(3, 2).to(cuda_device)
     path = tmp_path / "saved_on_gpu.pt"
     torch.save(model.state_dict(), path)

@@ -186,7 +186,8 @@ def broadcast_by_rule(a, b):
 def test_elementwise_ops_broadcast_exactly_when_the_rule_allows(a, data):
     # b: a suffix of a, each size kept, set to 1, or changed (often incompatible)
     b = tuple(
-        data.draw(st.sampled_from([s, 1, (s + 1) % 4]), label="size") for s in a[len(a) - data.draw(st.integers(0, len(a))) :]
+        data.draw(st.sampled_from([s, 1, (s + 1) % 4]), label="size")
+        for s in a[len(a) - data.draw(st.integers(0, len(a))) :]
     )
     if data.draw(st.booleans(), label="swap"):
         a, b = b, a
