@@ -124,8 +124,12 @@ class Project:
 
 
 @pytest.fixture
-def proj(tmp_path):
-    return Project(tmp_path / "proj")
+def proj(tmp_path, monkeypatch):
+    """A miniature checkout, and the working folder: the builder's default local reports
+    (reports/torch-*.json) are the miniature's, never those a tox run left in this checkout."""
+    project = Project(tmp_path / "proj")
+    monkeypatch.chdir(project.root)
+    return project
 
 
 def row(m, cid):

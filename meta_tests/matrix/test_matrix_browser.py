@@ -28,26 +28,9 @@ import pytest
 from harness import inventory, matrix, note_order, probe, provenance, report
 from spec_runner import ROOT, tox_torch_releases
 
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 RELEASES = list(tox_torch_releases().values())  # the CPU columns; the GPU column runs the newest
 GPU = "NVIDIA H100 80GB HBM3"
 GPU_DECIDED = ("gpu", "multi-gpu", "benchmark-gpu")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
-                                   "(pip install -r requirements-matrix.txt)")
-    if not pathlib.Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHROMIUM)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def _verdict(claim, release: str, device: str) -> dict:
@@ -150,19 +133,6 @@ def built(tmp_path_factory):
         paths.append(path)
     matrix.build(paths, tmp / "out", inv=inv, rootdir=tmp)
     return tmp / "out" / "claims-matrix.html", expected, paths
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-    pg.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
-    pg.errors = errors
-    yield pg
-    context.close()
 
 
 def visible_rows(pg) -> list[str]:

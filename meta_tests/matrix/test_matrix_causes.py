@@ -10,7 +10,6 @@ import json
 import re
 
 from test_matrix import Project, row  # the miniature checkout (meta_tests/matrix is on sys.path)
-from test_matrix_browser import browser, page  # noqa: F401  (fixtures: Chromium through Playwright)
 
 PR = "https://github.com/pytorch/pytorch/pull/92731"
 CAUSE = f"{PR} ([nn] zero_grad() set_to_none default True)"

@@ -11,8 +11,6 @@ Without Playwright or Chromium every browser test skips, naming what is missing.
 """
 from __future__ import annotations
 
-import os
-import pathlib
 import re
 import shutil
 
@@ -21,9 +19,6 @@ import pytest
 from harness import matrix
 from spec_runner import ROOT
 
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 WIDTHS = [800, 1366, 1920]
 
 # (what a learner types, the claim it must find in the top 3)
@@ -75,20 +70,6 @@ def built(tmp_path_factory):
     shutil.copytree(committed, tmp / "evidence")
     m = matrix.build([], tmp / "out", evidence_dir=tmp / "evidence", known=ROOT / "docs" / "known-failures.toml")
     return tmp / "out" / "claims-matrix.html", m
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
-                                   "(pip install -r requirements-matrix.txt)")
-    if not pathlib.Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHROMIUM)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="module", params=WIDTHS, ids=[f"{w}px" for w in WIDTHS])
