@@ -165,12 +165,14 @@ def test_a_report_this_run_cannot_add_to_is_moved_aside_never_lost(mini, earlier
 
 
 def test_a_keyboard_interrupt_mid_run_keeps_the_finished_tests_evidence_and_reads_incomplete(mini):
-    """Red in a world where an interrupted run writes nothing (test_a's evidence lost), or writes it
-    as a complete run."""
+    """Red in a world where an interrupted run writes nothing (test_a's evidence lost), writes it
+    as a complete run, or leaves the test it never finished without a word (no record at all)."""
     result = run(mini, "-p", "no:randomly", env={"STOP_AT": "b"})
     assert result.returncode == pytest.ExitCode.INTERRUPTED, result.stdout[-2000:]
     doc = load(mini / "reports" / "claims.json")
-    assert outcomes(doc) == {"test_a": "passed"}, "the finished test's evidence was lost"
+    assert outcomes(doc) == {"test_a": "passed", "test_b": "skipped"}, "the finished test's evidence was lost"
+    unreached = doc["tests"]["test_mini.py::test_b"]["reason"]
+    assert unreached.startswith("not reached: the run stopped early (interrupted"), unreached
     last = doc["runs"][-1]
     assert last["complete"] is False, last
     assert last["incomplete"].startswith("interrupted (KeyboardInterrupt"), last
@@ -212,7 +214,7 @@ def test_a_step_time_limit_sigterm_keeps_the_finished_tests_evidence_and_names_w
             proc.communicate()
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, out[-2000:]
     doc = load(mini / "reports" / "claims.json")
-    assert outcomes(doc) == {"test_a": "passed", "test_b": "passed"}, out[-2000:]
+    assert outcomes(doc) == {"test_a": "passed", "test_b": "passed", "test_c_hangs": "skipped"}, out[-2000:]
     last = doc["runs"][-1]
     assert last["complete"] is False, last
     assert last["incomplete"].startswith("interrupted by SIGTERM"), last
