@@ -8,5 +8,5 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture
 def run_spec(tmp_path):
-    """run_spec(*pytest_args, patch=None, timeout=120) -> SpecRun, from the project root."""
+    """run_spec(*pytest_args, world=None, timeout=120) -> SpecRun, from the project root."""
     return make_runner(tmp_path)

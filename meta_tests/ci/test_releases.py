@@ -20,7 +20,8 @@ import sys
 import pytest
 
 from harness import releases
-from spec_runner import ROOT, TOX_INI
+from spec_runner import ROOT
+from tox_reader import TOX_INI
 
 LISTING = ROOT / "meta_tests" / "ci" / "index-listing-2026-11-26.json"
 

@@ -23,7 +23,8 @@ import sys
 import pytest
 
 from harness import releases
-from spec_runner import ROOT, TOX_INI, tox_torch_envs
+from spec_runner import ROOT
+from tox_reader import TOX_INI, tox_torch_envs
 
 WORKFLOW = ROOT / ".github" / "workflows" / "matrix.yml"
 DYNAMIC = "${{ fromJSON(needs.releases.outputs.envs) }}"

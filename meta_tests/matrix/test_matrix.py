@@ -18,7 +18,8 @@ import re
 import pytest
 
 from harness import inventory, matrix, note_order, probe, provenance, report, verdicts
-from spec_runner import ROOT, tox_torch_releases
+from spec_runner import ROOT
+from tox_reader import tox_torch_releases
 
 TITLES = {"optim": "Optimizers & zero_grad", "serial": "Serialization", "cuda": "CUDA", "lib": "Libraries"}
 NEEDS = {"cpu": ["cpu"], "gpu": ["gpu"], "external-lib": ["external-lib:einops"], "benchmark-cpu": ["benchmark-cpu"]}

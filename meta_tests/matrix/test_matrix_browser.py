@@ -26,7 +26,8 @@ import shutil
 import pytest
 
 from harness import inventory, matrix, note_order, probe, provenance, report
-from spec_runner import ROOT, tox_torch_releases
+from spec_runner import ROOT
+from tox_reader import tox_torch_releases
 
 RELEASES = list(tox_torch_releases().values())  # the CPU columns; the GPU column runs the newest
 GPU = "NVIDIA H100 80GB HBM3"

@@ -1,10 +1,9 @@
-"""The spec run that wrong worlds of several topic files share: one run for independent patches of
-different functions (the patch in worlds.py), asserted on by test_wrong_world_optim.py,
-test_wrong_world_autograd.py and test_wrong_world_init.py."""
+"""The spec run that wrong worlds of several topic files share: one run in four worlds that patch
+different functions, asserted on by test_wrong_world_optim.py, test_wrong_world_autograd.py and
+test_wrong_world_init.py."""
 import pytest
 
 from spec_runner import make_runner
-from worlds import OPTIM_AUTOGRAD_INIT_WORLD
 
 
 @pytest.fixture(scope="session")
@@ -18,4 +17,6 @@ def optim_autograd_init_run(tmp_path_factory):
         "optim.grad-zero-typo",
     ]
     files = ["tests/test_optim.py", "tests/test_autograd.py", "tests/test_init.py"]
-    return run(*files, "--claim", ",".join(claims), "-m", "cpu", "-p", "no:xdist", patch=OPTIM_AUTOGRAD_INIT_WORLD)
+    worlds = ("sgd_that_climbs", "clip_grad_norm_rescales_every_gradient", "kaiming_normal_on_fan_in",
+              "notes_typo_aliases")
+    return run(*files, "--claim", ",".join(claims), "-m", "cpu", "-p", "no:xdist", world=worlds)

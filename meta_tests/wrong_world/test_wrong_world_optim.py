@@ -15,90 +15,29 @@ import pytest
 
 from spec_runner import assert_goes_red
 
-OPTIMIZER_ZERO_GRAD_DOES_NOTHING = """
-import torch
-torch.optim.Optimizer.zero_grad = lambda self, set_to_none=True: None
-"""
-
-
-MODULE_ZERO_GRAD_STILL_ZEROS = """
-import torch
-_zero_grad = torch.nn.Module.zero_grad
-def zero_grad(self, set_to_none: bool = False):
-    return _zero_grad(self, set_to_none=set_to_none)
-torch.nn.Module.zero_grad = zero_grad
-"""
-
-
 CASES = [
-    pytest.param("test_optim_zero_grad.py", "optim.zero-grad-clears", OPTIMIZER_ZERO_GRAD_DOES_NOTHING,
+    pytest.param("test_optim_zero_grad.py", "optim.zero-grad-clears", "optimizer_zero_grad_does_nothing",
                  "grads left", id="zero-grad-noop"),
-    pytest.param("test_optim_zero_grad.py", "optim.model-zero-grad-zeros", MODULE_ZERO_GRAD_STILL_ZEROS,
+    pytest.param("test_optim_zero_grad.py", "optim.model-zero-grad-zeros", "module_zero_grad_still_zeros",
                  "assert False is True", id="zero-grad-zeros"),
 ]
 
 
-@pytest.mark.parametrize("test_file, claim, patch, reason", CASES)
-def test_claim_goes_red_in_the_wrong_world(run_spec, test_file, claim, patch, reason):
-    run = run_spec(f"tests/{test_file}", "--claim", claim, "-m", "cpu", patch=patch)
+@pytest.mark.parametrize("test_file, claim, world, reason", CASES)
+def test_claim_goes_red_in_the_wrong_world(run_spec, test_file, claim, world, reason):
+    run = run_spec(f"tests/{test_file}", "--claim", claim, "-m", "cpu", world=world)
     assert_goes_red(run, claim, reason)
-
-
-# Walks the autograd graph of the tensor backward() is called on, to the leaves it will
-# write a gradient into (the AccumulateGrad nodes).
-LEAVES = """
-import torch
-
-_backward = torch.Tensor.backward
-
-def _leaves(tensor):
-    seen, stack, leaves = set(), [tensor.grad_fn], []
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        if getattr(fn, "variable", None) is not None:
-            leaves.append(fn.variable)
-        stack.extend(next_fn for next_fn, _ in fn.next_functions)
-    return leaves
-"""
-
-
-# the note's world: without zero_grad the gradients become random values (of the size the
-# accumulated gradient would have had, so that training still oscillates at a high level)
-UNCLEARED_GRAD_IS_NOISE = LEAVES + """
-def backward(self, *args, **kwargs):
-    stale = [p for p in _leaves(self) if p.grad is not None]
-    _backward(self, *args, **kwargs)
-    with torch.no_grad():
-        for p in stale:
-            p.grad = torch.randn_like(p.grad) * p.grad.abs().max()
-
-torch.Tensor.backward = backward
-"""
-
-
-# backward() that overwrites .grad: no accumulation, so zero_grad would not be needed at all
-BACKWARD_OVERWRITES_GRAD = LEAVES + """
-def backward(self, *args, **kwargs):
-    for p in _leaves(self):
-        p.grad = None
-    _backward(self, *args, **kwargs)
-
-torch.Tensor.backward = backward
-"""
 
 
 def test_uncleared_gradients_turning_into_noise_turn_optim_no_zero_grad_red(run_spec):
     run = run_spec("tests/test_optim_zero_grad.py", "-m", "cpu", "--claim", "optim.no-zero-grad",
-                   patch=UNCLEARED_GRAD_IS_NOISE)
+                   world="uncleared_grad_is_noise")
     assert_goes_red(run, "optim.no-zero-grad", "is not the previous .grad plus this step's own gradient")
 
 
 def test_backward_overwriting_grad_turns_optim_no_zero_grad_red(run_spec):
     run = run_spec("tests/test_optim_zero_grad.py", "-m", "cpu", "--claim", "optim.no-zero-grad",
-                   patch=BACKWARD_OVERWRITES_GRAD)
+                   world="backward_overwrites_grad")
     assert_goes_red(run, "optim.no-zero-grad", "is not the previous .grad plus this step's own gradient")
 
 

@@ -1,0 +1,11 @@
+"""Tensor.detach() that returns a copy instead of a view of the same storage.
+
+Makes autograd.detach-shared wrong: the detached tensor no longer shares the source's storage.
+"""
+
+import torch
+
+
+def apply():
+    _detach = torch.Tensor.detach
+    torch.Tensor.detach = lambda self: _detach(self).clone()

@@ -1,0 +1,15 @@
+"""Tensor.to whose non_blocking defaults to True.
+
+Makes dtype.to-non-blocking-default wrong.
+"""
+
+import torch
+
+
+def apply():
+    _to = torch.Tensor.to
+
+    def to(self, *args, non_blocking=True, **kwargs):
+        return _to(self, *args, non_blocking=non_blocking, **kwargs)
+
+    torch.Tensor.to = to
