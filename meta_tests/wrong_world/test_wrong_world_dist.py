@@ -19,6 +19,8 @@ needs(serial=True) too.
                                      -> dist.launch-is-current red (its holding half)
     DDP that sums the gradients instead of averaging them
                                      -> dist.ddp-grad-average, dist.ddp-loss-sync red
+    the note's DDP, which synchronizes the loss: every rank's loss is the ranks' mean
+                                     -> dist.ddp-loss-sync red (the loss it leaves local)
     SyncBatchNorm whose constructor is exactly the note's five parameters
                                      -> dist.syncbn-signature red
     DataParallel on three GPUs that talks to no other GPU (its communication does not grow)
@@ -91,6 +93,12 @@ def test_ddp_that_sums_gradients_turns_grad_average_red(run_spec):
     run = run_spec("--claim", "dist.ddp-grad-average,dist.ddp-loss-sync", "-m", "cpu", world="ddp_sums_gradients")
     assert_goes_red(run, "dist.ddp-grad-average", "not the mean")
     assert_goes_red(run, "dist.ddp-loss-sync", "not the mean")
+
+
+def test_ddp_that_synchronizes_the_loss_turns_loss_sync_red(run_spec):
+    """The note's world for dist.ddp-loss-sync (refuted): every rank's loss is the ranks' mean."""
+    run = run_spec("--claim", "dist.ddp-loss-sync", "-m", "cpu", world="ddp_synchronizes_the_loss")
+    assert_goes_red(run, "dist.ddp-loss-sync", "its own data gives")
 
 
 def test_a_syncbn_constructor_exactly_as_printed_turns_syncbn_signature_red(run_spec):

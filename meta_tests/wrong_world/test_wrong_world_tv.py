@@ -6,6 +6,8 @@ way a wrong reading of the notes would have it. Each run collects only the test 
                                       -> tv.resize-int, tv.normalize-per-channel, tv.make-grid-3ch red
     a ToPILImage that clamps float tensors to [0, 1] itself -> tv.to-pil-no-clamp red
     a roi_pool that reads boxes as (y1, x1, y2, x2)       -> tv.roi-pool-xy red
+    model architectures without pretrained models (weights enums that name no checkpoint)
+                                                          -> tv.package-parts red
     an MNIST whose download=True fetches nothing (needs the network, like the spec test it
       checks)                                             -> tv.datasets-download red
 """
@@ -40,3 +42,8 @@ def test_mnist_that_never_downloads_turns_tv_datasets_download_red(run_spec):
     run = run_spec("tests/test_tv_datasets.py", "-m", "cpu", "--claim", "tv.datasets-download",
                    world="mnist_never_downloads")
     assert_goes_red(run, "tv.datasets-download", "Dataset not found")
+
+
+def test_models_without_pretrained_weights_turn_tv_package_parts_red(run_spec):
+    run = run_spec("-m", "cpu", "--claim", "tv.package-parts", world="models_without_pretrained_weights")
+    assert_goes_red(run, "tv.package-parts", "no pretrained checkpoint")
