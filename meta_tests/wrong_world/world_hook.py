@@ -67,10 +67,14 @@ def pytest_load_initial_conftests(early_config) -> None:
     their child parts to every process this one starts. (A plain hook: registered by -p after
     pytest's own, it runs before pytest loads the conftests; and this module imports no pytest, so
     that the children's sitecustomize stays light.)"""
-    worlds = load(WORLDS_VAR)
-    for world in worlds:
+    worlds = []
+    for name in filter(None, os.environ.get(WORLDS_VAR, "").split(",")):
+        # each world imported after the one before it is on: what it keeps of the function it
+        # wraps is then that world's version, so two worlds of one function compose
+        world = importlib.import_module(f"{PACKAGE}.{name}")
         if hasattr(world, "apply"):
             world.apply()
+        worlds.append(world)
     children = [w.__name__.rsplit(".", 1)[-1] for w in worlds if has_child_parts(w)]
     if children:
         os.environ[CHILD_WORLDS_VAR] = ",".join(children)

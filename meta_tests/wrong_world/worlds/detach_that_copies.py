@@ -2,10 +2,10 @@
 
 Makes autograd.detach-shared wrong: the detached tensor no longer shares the source's storage.
 """
-
 import torch
+
+_detach = torch.Tensor.detach
 
 
 def apply():
-    _detach = torch.Tensor.detach
     torch.Tensor.detach = lambda self: _detach(self).clone()

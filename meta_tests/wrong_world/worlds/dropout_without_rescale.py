@@ -2,13 +2,15 @@
 
 Makes nn.dropout-train-eval wrong.
 """
-
 import torch.nn.functional as F
+
+_dropout = F.dropout
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    out = _dropout(input, p, training, inplace)
+    return out * (1 - p) if training else out
 
 
 def apply():
-    _dropout = F.dropout
-    def dropout(input, p=0.5, training=True, inplace=False):
-        out = _dropout(input, p, training, inplace)
-        return out * (1 - p) if training else out
     F.dropout = dropout

@@ -2,7 +2,6 @@
 
 Makes cudnn.benchmark-default, cudnn.tf32-matmul-default and cudnn.tf32-cudnn-default wrong.
 """
-
 import torch
 
 

@@ -2,7 +2,6 @@
 
 Makes cuda.version-info wrong.
 """
-
 import torch
 
 

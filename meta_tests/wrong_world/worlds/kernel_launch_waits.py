@@ -3,15 +3,15 @@ cannot work while a GPU kernel runs.
 
 Makes cuda.parallel-devices wrong.
 """
-
 import torch
+
+_sleep = torch.cuda._sleep
+
+
+def _sleep_and_wait(cycles):
+    _sleep(cycles)
+    torch.cuda.synchronize()
 
 
 def apply():
-    _sleep = torch.cuda._sleep
-
-    def _sleep_and_wait(cycles):
-        _sleep(cycles)
-        torch.cuda.synchronize()
-
     torch.cuda._sleep = _sleep_and_wait

@@ -2,23 +2,24 @@
 
 Makes nn.linear-weight-orientation and nn.modulelist-registers wrong.
 """
-
 import torch
 import torch.nn.functional as F
 
+_linear = F.linear
+
+
+class ModuleList(torch.nn.Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        object.__setattr__(self, "_items", list(modules or []))
+    def __iter__(self):
+        return iter(self._items)
+    def __getitem__(self, i):
+        return self._items[i]
+    def __len__(self):
+        return len(self._items)
+
 
 def apply():
-    _linear = F.linear
     F.linear = lambda input, weight, bias=None: _linear(input, weight)
-
-    class ModuleList(torch.nn.Module):
-        def __init__(self, modules=None):
-            super().__init__()
-            object.__setattr__(self, "_items", list(modules or []))
-        def __iter__(self):
-            return iter(self._items)
-        def __getitem__(self, i):
-            return self._items[i]
-        def __len__(self):
-            return len(self._items)
     torch.nn.ModuleList = ModuleList

@@ -3,14 +3,16 @@ the serialization boundaries most likely to drift between versions.
 
 Makes serial.save-load-checkpoint-module and serial.map-location-cpu wrong.
 """
-
 import torch
+
+_load = torch.load
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, **kwargs):
+    if weights_only is None:
+        weights_only = False
+    return _load(f, weights_only=weights_only, **kwargs)
 
 
 def apply():
-    _load = torch.load
-    def load(f, map_location=None, pickle_module=None, *, weights_only=None, **kwargs):
-        if weights_only is None:
-            weights_only = False
-        return _load(f, weights_only=weights_only, **kwargs)
     torch.load = load

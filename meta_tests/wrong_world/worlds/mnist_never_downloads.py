@@ -2,7 +2,6 @@
 
 Makes tv.datasets-download wrong.
 """
-
 from torchvision import datasets
 
 

@@ -2,7 +2,6 @@
 
 Makes optim.zero-grad-clears wrong.
 """
-
 import torch
 
 

@@ -2,7 +2,6 @@
 
 Makes lib.mx-irheader wrong.
 """
-
 import numbers
 import struct
 
@@ -10,13 +9,14 @@ import mxnet.recordio as recordio
 import numpy as np
 
 
-def apply():
-    def pack(header, s):
-        header = recordio.IRHeader(*header)
-        if not isinstance(header.label, numbers.Number):
-            label = np.asarray(header.label, dtype=np.float32)
-            header = header._replace(label=0)
-            s = label.tobytes() + s
-        return struct.pack(recordio._IR_FORMAT, *header) + s
+def pack(header, s):
+    header = recordio.IRHeader(*header)
+    if not isinstance(header.label, numbers.Number):
+        label = np.asarray(header.label, dtype=np.float32)
+        header = header._replace(label=0)
+        s = label.tobytes() + s
+    return struct.pack(recordio._IR_FORMAT, *header) + s
 
+
+def apply():
     recordio.pack = pack

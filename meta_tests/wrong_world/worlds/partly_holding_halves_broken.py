@@ -3,7 +3,6 @@
 keeps the graph unless told otherwise (autograd.retain-graph). What it breaks, claim by claim, is listed
 in test_wrong_world_dtype.py's docstring.
 """
-
 import contextlib
 import inspect
 
@@ -15,124 +14,131 @@ import torchvision.models.squeezenet as squeezenet_mod
 import torchvision.transforms.functional as TF
 from torch import nn
 
+_backward = torch.Tensor.backward
+
+
+def backward(self, gradient=None, retain_graph=None, *args, **kwargs):
+    return _backward(self, gradient, True if retain_graph is None else retain_graph, *args, **kwargs)
+
+
+_normal = torch.normal
+
+
+def normal(*args, **kwargs):
+    if "size" in kwargs and any(isinstance(a, torch.Tensor) for a in args[:2]):
+        raise TypeError("normal() received an invalid combination of arguments (this world: no tensors with size)")
+    return _normal(*args, **kwargs)
+
+
+def set_default_tensor_type(t):
+    pass  # the note's call does nothing in this world
+
+
+_jit_trace = torch.jit.trace
+_squeezenet1_0 = models.squeezenet1_0
+
+
+def squeezenet1_0(*args, pretrained=False, **kwargs):
+    return _squeezenet1_0(*args, **kwargs)  # pretrained=True loads nothing
+
+
+_load_state_dict = nn.Module.load_state_dict
+
+
+def load_state_dict(self, state_dict, strict=True, *args, **kwargs):
+    if not strict and set(state_dict) - set(self.state_dict()):
+        raise RuntimeError("unexpected keys (this world)")
+    return _load_state_dict(self, state_dict, strict, *args, **kwargs)
+
+
+_to_tensor = TF.to_tensor
+
+
+def to_tensor(pic):
+    out = _to_tensor(pic)
+    return out * 255 if getattr(pic, "mode", None) in ("L", "P", "RGB", "RGBA") else out
+
+
+_permute = torch.Tensor.permute
+
+
+def permute(self, *dims):
+    if tuple(dims[0] if len(dims) == 1 else dims) == (1, 2, 0) and self.dtype == torch.uint8 and self.dim() == 3 \
+            and self.shape[0] == 3:
+        return _permute(self, 2, 1, 0)
+    return _permute(self, *dims)
+
+
+_from_numpy = torch.from_numpy
+_vstack = torch.vstack
+
+
+def vstack(tensors, *args, **kwargs):
+    tensors = list(tensors)
+    if len(tensors) > 1 and all(t.dim() >= 2 for t in tensors):
+        return torch.cat(tensors, dim=1)  # joined side by side, as hstack does
+    return _vstack(tensors, *args, **kwargs)
+
+
+_arange = torch.arange
+
+
+def arange(*args, **kwargs):
+    if len(args) == 3 and all(isinstance(a, int) for a in args) and args[2] > 0 \
+            and (args[1] - args[0]) % args[2] == 0 and args[1] > args[0]:
+        args = (args[0], args[1] + 1, args[2])
+    return _arange(*args, **kwargs)
+
+
+class LSTM(nn.LSTM):
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=True, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size,
+                         device, dtype)
+
+
+class RandomSampler(data.RandomSampler):
+    def __init__(self, data_source, replacement=True, num_samples=None, generator=None):
+        super().__init__(data_source, replacement, num_samples, generator)
+
+
+class WeightedRandomSampler(data.WeightedRandomSampler):
+    def __init__(self, weights, num_samples, replacement=False, generator=None):
+        super().__init__(weights, num_samples, replacement, generator)
+
+
+_HAS_BIAS = "bias" in inspect.signature(nn.SyncBatchNorm.__init__).parameters
+
+
+class SyncBatchNorm(nn.SyncBatchNorm):
+    def __init__(self, num_features, eps=1e-05, momentum=0.2, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, process_group, device, dtype,
+                         **({"bias": bias} if _HAS_BIAS else {}))
+
+
+class Embedding(nn.Embedding):
+    def __init__(self, num_embeddings, embedding_dim=16, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, device=None, dtype=None):
+        super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                         _weight, device=device, dtype=dtype)
+
 
 def apply():
-    _backward = torch.Tensor.backward
-
-    def backward(self, gradient=None, retain_graph=None, *args, **kwargs):
-        return _backward(self, gradient, True if retain_graph is None else retain_graph, *args, **kwargs)
-
     torch.Tensor.backward = backward
-
-    _normal = torch.normal
-
-    def normal(*args, **kwargs):
-        if "size" in kwargs and any(isinstance(a, torch.Tensor) for a in args[:2]):
-            raise TypeError("normal() received an invalid combination of arguments (this world: no tensors with size)")
-        return _normal(*args, **kwargs)
-
     torch.normal = normal
-
-    def set_default_tensor_type(t):
-        pass  # the note's call does nothing in this world
-
     torch.set_default_tensor_type = set_default_tensor_type
-
     torch.cuda.amp.autocast = lambda *args, **kwargs: contextlib.nullcontext()  # not torch.autocast
-
-    _jit_trace = torch.jit.trace
     torch.jit.trace = lambda module, *args, **kwargs: module  # trace hands back the eager module
-
-    _squeezenet1_0 = models.squeezenet1_0
-
-    def squeezenet1_0(*args, pretrained=False, **kwargs):
-        return _squeezenet1_0(*args, **kwargs)  # pretrained=True loads nothing
-
     models.squeezenet1_0 = squeezenet_mod.squeezenet1_0 = squeezenet1_0
-
-    _load_state_dict = nn.Module.load_state_dict
-
-    def load_state_dict(self, state_dict, strict=True, *args, **kwargs):
-        if not strict and set(state_dict) - set(self.state_dict()):
-            raise RuntimeError("unexpected keys (this world)")
-        return _load_state_dict(self, state_dict, strict, *args, **kwargs)
-
     nn.Module.load_state_dict = load_state_dict
-
-    _to_tensor = TF.to_tensor
-
-    def to_tensor(pic):
-        out = _to_tensor(pic)
-        return out * 255 if getattr(pic, "mode", None) in ("L", "P", "RGB", "RGBA") else out
-
     TF.to_tensor = to_tensor
-
-    _permute = torch.Tensor.permute
-
-    def permute(self, *dims):
-        if tuple(dims[0] if len(dims) == 1 else dims) == (1, 2, 0) and self.dtype == torch.uint8 and self.dim() == 3 \
-                and self.shape[0] == 3:
-            return _permute(self, 2, 1, 0)
-        return _permute(self, *dims)
-
     torch.Tensor.permute = permute
-
-    _from_numpy = torch.from_numpy
     torch.from_numpy = lambda a: _from_numpy(a).clone()
-
-    _vstack = torch.vstack
-
-    def vstack(tensors, *args, **kwargs):
-        tensors = list(tensors)
-        if len(tensors) > 1 and all(t.dim() >= 2 for t in tensors):
-            return torch.cat(tensors, dim=1)  # joined side by side, as hstack does
-        return _vstack(tensors, *args, **kwargs)
-
     torch.vstack = vstack
-
-    _arange = torch.arange
-
-    def arange(*args, **kwargs):
-        if len(args) == 3 and all(isinstance(a, int) for a in args) and args[2] > 0 \
-                and (args[1] - args[0]) % args[2] == 0 and args[1] > args[0]:
-            args = (args[0], args[1] + 1, args[2])
-        return _arange(*args, **kwargs)
-
     torch.arange = arange
-
-    class LSTM(nn.LSTM):
-        def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=True, dropout=0.0,
-                     bidirectional=False, proj_size=0, device=None, dtype=None):
-            super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size,
-                             device, dtype)
-
     nn.LSTM = LSTM
-
-    class RandomSampler(data.RandomSampler):
-        def __init__(self, data_source, replacement=True, num_samples=None, generator=None):
-            super().__init__(data_source, replacement, num_samples, generator)
-
-    class WeightedRandomSampler(data.WeightedRandomSampler):
-        def __init__(self, weights, num_samples, replacement=False, generator=None):
-            super().__init__(weights, num_samples, replacement, generator)
-
     data.RandomSampler = sampler_mod.RandomSampler = RandomSampler
     data.WeightedRandomSampler = sampler_mod.WeightedRandomSampler = WeightedRandomSampler
-
-    _HAS_BIAS = "bias" in inspect.signature(nn.SyncBatchNorm.__init__).parameters
-
-    class SyncBatchNorm(nn.SyncBatchNorm):
-        def __init__(self, num_features, eps=1e-05, momentum=0.2, affine=True, track_running_stats=True,
-                     process_group=None, device=None, dtype=None, *, bias=True):
-            super().__init__(num_features, eps, momentum, affine, track_running_stats, process_group, device, dtype,
-                             **({"bias": bias} if _HAS_BIAS else {}))
-
     nn.SyncBatchNorm = SyncBatchNorm
-
-    class Embedding(nn.Embedding):
-        def __init__(self, num_embeddings, embedding_dim=16, padding_idx=None, max_norm=None, norm_type=2.0,
-                     scale_grad_by_freq=False, sparse=False, _weight=None, device=None, dtype=None):
-            super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type, scale_grad_by_freq,
-                             sparse, _weight, device=device, dtype=dtype)
-
     nn.Embedding = Embedding

@@ -3,7 +3,6 @@ program occupies (the reserved peak), not of what tensors hold.
 
 Makes cuda.max-memory-allocated wrong.
 """
-
 import torch
 
 

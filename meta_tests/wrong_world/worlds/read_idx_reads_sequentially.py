@@ -2,7 +2,6 @@
 
 Makes lib.mx-indexed-read wrong.
 """
-
 import mxnet.recordio as recordio
 
 

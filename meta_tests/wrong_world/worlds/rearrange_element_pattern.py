@@ -2,14 +2,14 @@
 
 Makes lib.einops-rearrange wrong (its signature side).
 """
-
 import einops
+
+_rearrange = einops.rearrange
+
+
+def rearrange(element, pattern):
+    return _rearrange(element, pattern)
 
 
 def apply():
-    _rearrange = einops.rearrange
-
-    def rearrange(element, pattern):
-        return _rearrange(element, pattern)
-
     einops.rearrange = rearrange

@@ -2,14 +2,14 @@
 
 Makes lib.einops-rearrange wrong.
 """
-
 import einops
+
+_rearrange = einops.rearrange
+
+
+def rearrange(tensor, pattern, **axes_lengths):
+    return tensor.reshape(_rearrange(tensor, pattern, **axes_lengths).shape)
 
 
 def apply():
-    _rearrange = einops.rearrange
-
-    def rearrange(tensor, pattern, **axes_lengths):
-        return tensor.reshape(_rearrange(tensor, pattern, **axes_lengths).shape)
-
     einops.rearrange = rearrange

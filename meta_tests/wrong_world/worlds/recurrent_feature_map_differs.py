@@ -2,7 +2,6 @@
 
 Makes lib.ft-recurrent-encoder, lib.ft-builders and lib.ft-state-feature-maps wrong.
 """
-
 import fast_transformers.recurrent.attention.self_attention.linear_attention as recurrent_linear
 import torch
 from fast_transformers.feature_maps import ActivationFunctionFeatureMap

@@ -3,17 +3,17 @@ module would run.
 
 Makes jit.script-not-superset-of-trace wrong.
 """
-
 import torch
+
+_script = torch.jit.script
+
+
+def script(obj, *args, **kwargs):
+    try:
+        return _script(obj, *args, **kwargs)
+    except torch.jit.frontend.NotSupportedError:
+        return obj
 
 
 def apply():
-    _script = torch.jit.script
-
-    def script(obj, *args, **kwargs):
-        try:
-            return _script(obj, *args, **kwargs)
-        except torch.jit.frontend.NotSupportedError:
-            return obj
-
     torch.jit.script = script

@@ -2,14 +2,14 @@
 
 Makes dist.syncbn-signature wrong.
 """
-
 import torch
+
+_init = torch.nn.SyncBatchNorm.__init__
+
+
+def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True):
+    _init(self, num_features, eps, momentum, affine, track_running_stats)
 
 
 def apply():
-    _init = torch.nn.SyncBatchNorm.__init__
-
-    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True):
-        _init(self, num_features, eps, momentum, affine, track_running_stats)
-
     torch.nn.SyncBatchNorm.__init__ = __init__

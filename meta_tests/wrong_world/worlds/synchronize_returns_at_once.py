@@ -2,7 +2,6 @@
 
 Makes cuda.synchronize wrong.
 """
-
 import torch
 
 

@@ -2,15 +2,15 @@
 
 Makes cudnn.tf32-speed-precision's benchmark find no speed-up: inconclusive, never holds.
 """
-
 import torch
 from torch.backends import ContextProp
 
+_C = torch._C
+_state = {"cublas": _C._get_cublas_allow_tf32(), "precision": _C._get_float32_matmul_precision(),
+          "cudnn": _C._get_cudnn_allow_tf32()}
+
 
 def apply():
-    _C = torch._C
-    _state = {"cublas": _C._get_cublas_allow_tf32(), "precision": _C._get_float32_matmul_precision(),
-              "cudnn": _C._get_cudnn_allow_tf32()}
     _C._set_cublas_allow_tf32(False)
     _C._set_float32_matmul_precision("highest")
     _C._set_cudnn_allow_tf32(False)

@@ -2,15 +2,15 @@
 
 Makes lib.tf-to-categorical wrong.
 """
-
 import numpy as np
 import tensorflow as tf
 
+_to_categorical = tf.keras.utils.to_categorical
+
+
+def to_categorical(x, num_classes=None):
+    return np.roll(_to_categorical(x, num_classes), -1, axis=-1)
+
 
 def apply():
-    _to_categorical = tf.keras.utils.to_categorical
-
-    def to_categorical(x, num_classes=None):
-        return np.roll(_to_categorical(x, num_classes), -1, axis=-1)
-
     tf.keras.utils.to_categorical = to_categorical

@@ -2,14 +2,14 @@
 
 Makes dtype.to-non-blocking-default wrong.
 """
-
 import torch
+
+_to = torch.Tensor.to
+
+
+def to(self, *args, non_blocking=True, **kwargs):
+    return _to(self, *args, non_blocking=non_blocking, **kwargs)
 
 
 def apply():
-    _to = torch.Tensor.to
-
-    def to(self, *args, non_blocking=True, **kwargs):
-        return _to(self, *args, non_blocking=non_blocking, **kwargs)
-
     torch.Tensor.to = to

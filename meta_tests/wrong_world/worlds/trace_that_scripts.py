@@ -2,7 +2,6 @@
 
 Makes jit.trace-control-flow wrong.
 """
-
 import torch
 
 

@@ -2,13 +2,15 @@
 
 Makes amp.get-scale-after-unscale wrong: get_scale() after unscale_ no longer equals the scale before.
 """
-
 import torch
+
+_unscale = torch.amp.GradScaler.unscale_
+
+
+def unscale_(self, optimizer):
+    _unscale(self, optimizer)
+    self._scale -= 1  # the note's 65535
 
 
 def apply():
-    _unscale = torch.amp.GradScaler.unscale_
-    def unscale_(self, optimizer):
-        _unscale(self, optimizer)
-        self._scale -= 1  # the note's 65535
     torch.amp.GradScaler.unscale_ = unscale_

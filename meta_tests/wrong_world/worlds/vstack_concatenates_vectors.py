@@ -2,7 +2,6 @@
 
 Makes tensor.vstack-hstack wrong.
 """
-
 import torch
 
 
