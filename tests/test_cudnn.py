@@ -154,13 +154,6 @@ def test_matmul_tf32_default_is_false_since_torch_1_12():
         assert torch.get_float32_matmul_precision() == "highest"
 
 
-@pytest.mark.claim("cudnn.tf32-cudnn-default")
-def test_cudnn_tf32_default_is_true():
-    assert torch.backends.cudnn.allow_tf32 is True, (
-        f"cudnn.allow_tf32 = {torch.backends.cudnn.allow_tf32}, expected the default True"
-    )
-
-
 @pytest.mark.claim("cudnn.tf32-matmul-default", "cudnn.tf32-cudnn-default")
 def test_fp32_precision_api_exists_from_torch_2_9():
     # asked of torch.backends: on torch 1.13 hasattr(torch.backends.cuda.matmul, ...) raises
@@ -192,6 +185,13 @@ def test_matmul_allow_tf32_and_float32_matmul_precision_are_one_setting(precisio
         assert torch.backends.cuda.matmul.allow_tf32 is False
     torch.backends.cuda.matmul.allow_tf32 = not flag
     assert torch.get_float32_matmul_precision() == ("highest" if flag else "high")
+
+
+@pytest.mark.claim("cudnn.tf32-cudnn-default")
+def test_cudnn_tf32_default_is_true():
+    assert torch.backends.cudnn.allow_tf32 is True, (
+        f"cudnn.allow_tf32 = {torch.backends.cudnn.allow_tf32}, expected the default True"
+    )
 
 
 # --- cudnn.tf32-speed-precision: precision (speed: test_benchmarks_gpu.py) ---------------

@@ -9,6 +9,14 @@ The serial benchmark files are named for the step that runs them instead
 marks them `benchmark`) of claims decided by benchmarks (decided_by benchmark-cpu or
 benchmark-gpu), whatever their topic.
 
+Within a file, tests keep the inventory's order: a test's place is the earliest inventory
+position among its claims of the file's topic (all its claims in a benchmark step's file), and
+no test comes after a test of a later claim. A test with no claim marker decides nothing and
+has no place: it is not checked (no spec test lacks one; a helper test of that kind would
+sit beside the tests it serves). Where the inventory's order is itself wrong (it does not follow
+the note), the claim is listed in NOT_FORCED with the reason, its tests keep their place, and
+the entry must keep being needed.
+
 A test's claims are the IDs of the `pytest.mark.claim(...)` calls in its decorators, and in the
 module-level definitions its decorators use (a parametrize list whose `pytest.param`s carry the
 marks, the function that builds it).
@@ -26,6 +34,13 @@ from harness import inventory
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 BENCHMARK_FILES = ("test_benchmarks_cpu.py", "test_benchmarks_gpu.py")
+# claims whose inventory position does not follow their notes: their tests keep the notes' place
+NOT_FORCED = {
+    "dist.bn-per-device-default": (
+        "000 › 3. 多卡同步 BN and 002 › 多卡同步batch both state the per-device default first, then "
+        "SyncBatchNorm's global statistics, then its constructor line; the inventory lists it after "
+        "dist.syncbn-signature and dist.syncbn-negative-eps (tests/claims/dist.toml, positions 139-141)"),
+}
 
 
 def _claim_ids(node: ast.AST) -> list[str]:
@@ -102,6 +117,25 @@ def name_problems(path: pathlib.Path, inv) -> list[str]:
             for name, ids in tests if ids and not any(cid.split(".")[0] == topic for cid in ids)]
 
 
+def order_problems(path: pathlib.Path, inv, not_forced=NOT_FORCED) -> list[str]:
+    """Tests of `path` that come after a test of a later claim in the inventory (empty: none)."""
+    position = {cid: i for i, cid in enumerate(inv.claims)}
+    topic = None if path.name in BENCHMARK_FILES else file_topic(path, inv)
+    problems, last = [], None
+    for name, ids in spec_tests(path):
+        placed = [c for c in ids if c in position and c not in not_forced]
+        own = [c for c in placed if topic is None or c.split(".")[0] == topic]
+        if not own:
+            continue
+        first = min(own, key=position.get)
+        if last is not None and position[first] < position[last[1]]:
+            problems.append(f"{path.name}::{name} ({first}, inventory position {position[first]}) comes after "
+                            f"{last[0]} ({last[1]}, position {position[last[1]]}): move it above")
+        else:
+            last = (name, first)
+    return problems
+
+
 @pytest.fixture(scope="module")
 def inv():
     return inventory.load()
@@ -151,3 +185,63 @@ def test_a_misnamed_spec_file_is_named_with_the_fix(tmp_path, inv, name, source,
     fixed = tmp_path / "test_cuda_seeds.py"
     fixed.write_text(textwrap.dedent(SEEDS).replace("cudnn.deterministic-repro", "cuda.numpy-seed-separate"))
     assert name_problems(fixed, inv) == []
+
+
+def test_every_spec_file_keeps_its_tests_in_inventory_order(inv):
+    problems = [p for f in sorted(TESTS.glob("test_*.py")) for p in order_problems(f, inv)]
+    assert not problems, "tests out of the inventory's order:\n  " + "\n  ".join(problems)
+
+
+def test_each_claim_whose_order_is_not_forced_still_needs_it(inv):
+    """An entry of NOT_FORCED that no longer changes anything (the inventory was put in the notes'
+    order, or the tests moved) is dropped, so the list says only what is true."""
+    for cid in NOT_FORCED:
+        assert cid in inv, f"NOT_FORCED names {cid}, which the inventory does not have"
+        others = {c: r for c, r in NOT_FORCED.items() if c != cid}
+        needed = [p for f in sorted(TESTS.glob("test_*.py")) for p in order_problems(f, inv, not_forced=others)]
+        assert needed, f"NOT_FORCED[{cid!r}] changes nothing: drop it"
+
+
+ORDERED = '''
+    import pytest
+
+
+    @pytest.mark.claim("cuda.seed-reproducible")
+    def test_seed():
+        pass
+
+
+    @pytest.mark.claim("cuda.numpy-seed-separate")
+    def test_numpy_seed():
+        pass
+
+
+    @pytest.mark.claim("cuda.numpy-seed-separate", "cuda.seed-reproducible")
+    def test_both():
+        pass
+
+
+    @pytest.mark.parametrize("x", [pytest.param(1, marks=pytest.mark.claim("cuda.version-info"))])
+    def test_version(x):
+        pass
+'''
+
+
+def test_a_test_out_of_inventory_order_is_named_with_its_place(tmp_path, inv):
+    """Red worlds of the order rule in a scratch file: a test of an earlier claim after a later one
+    (by its decorator, by a pytest.param's marks), and its fix. A test with two claims takes the
+    earlier one's place, so test_both may follow test_seed but not test_numpy_seed."""
+    path = tmp_path / "test_cuda_scratch.py"
+    path.write_text(textwrap.dedent(ORDERED))
+    problems = order_problems(path, inv)
+    assert [p.split(" ")[0] for p in problems] == ["test_cuda_scratch.py::test_both"], problems
+    assert "(cuda.seed-reproducible" in problems[0], problems
+    assert "after test_numpy_seed (cuda.numpy-seed-separate" in problems[0], problems
+    swapped = ORDERED.replace("cuda.version-info", "cuda.visible-devices-code")
+    path.write_text(textwrap.dedent(swapped))
+    assert any("test_version (cuda.visible-devices-code" in p for p in order_problems(path, inv)), (
+        "a claim carried by a pytest.param's marks must be placed too")
+    fixed = textwrap.dedent(ORDERED).replace('"cuda.numpy-seed-separate", "cuda.seed-reproducible"',
+                                             '"cuda.numpy-seed-separate", "cuda.version-info"')
+    path.write_text(fixed)
+    assert order_problems(path, inv) == []
