@@ -34,14 +34,14 @@ def test_flipped_flag_defaults_turn_the_cudnn_default_claims_red(run_spec):
 
 @pytest.mark.needs(gpus=1)
 def test_tf32_that_is_never_used_turns_tf32_speed_precision_red(run_spec):
-    run = run_spec("tests/test_cudnn_tf32.py", "--claim", "cudnn.tf32-speed-precision", "-m", "gpu",
+    run = run_spec("tests/test_cudnn.py", "--claim", "cudnn.tf32-speed-precision", "-m", "gpu",
                    "-k", "matmul_error", world="matmul_ignores_allow_tf32")
     assert_goes_red(run, "cudnn.tf32-speed-precision", "no TF32 kernel ran")
 
 
 @pytest.mark.needs(gpus=1)
 def test_convolutions_that_vary_per_run_turn_deterministic_repro_red(run_spec):
-    run = run_spec("tests/test_seeds.py", "--claim", "cudnn.deterministic-repro", "-m", "gpu",
+    run = run_spec("tests/test_cudnn.py", "--claim", "cudnn.deterministic-repro", "-m", "gpu",
                    world="conv_noise_per_run", timeout=600)
     assert_goes_red(run, "cudnn.deterministic-repro", "different results")
 
