@@ -12,6 +12,7 @@ import pytest
 
 import world_hook
 from harness import inventory
+from spec_runner import ROOT
 
 HERE = pathlib.Path(__file__).resolve().parent
 CHECKS = "".join(p.read_text(encoding="utf-8") for p in sorted(HERE.glob("*.py")))
@@ -68,3 +69,14 @@ def test_a_child_stays_torch_free_until_it_imports_the_target_and_is_patched_the
 def test_an_unknown_world_is_refused_by_name():
     with pytest.raises(ValueError, match="no such world \\['sgd_that_climb'\\]"):
         world_hook.settings(["sgd_that_climb"])
+
+
+
+def test_every_world_switches_on_without_an_error():
+    """All worlds at once, in a fresh Python (python -m wrong_world.world_hook): a world whose parts
+    raise (a name its code lost, a TARGET that moved) shows here even on a machine that cannot run
+    its check (the GPU worlds)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(world_hook.IMPORT_ROOT), str(ROOT)])}
+    proc = subprocess.run([sys.executable, "-m", "wrong_world.world_hook"], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, f"worlds that failed to switch on:\n{proc.stdout}{proc.stderr}"

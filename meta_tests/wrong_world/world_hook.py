@@ -16,6 +16,7 @@ child parts; there `install_in_child()` runs their start_child() and installs on
 their TARGETs. Children inherit both variables through the launchers.
 
     settings(["sgd_that_climbs"])  ->  the pytest arguments, environment and sys.path of such a run
+    python -m wrong_world.world_hook  # (from meta_tests/) switches every world on at once: which raise?
 """
 from __future__ import annotations
 
@@ -120,3 +121,37 @@ def install_in_child() -> None:
             patches.setdefault(world.TARGET, []).append(world.patch)
     if patches:
         sys.meta_path.insert(0, AfterImport(patches))
+
+
+# --- every world at once, in a Python of its own (it patches torch for good)
+
+
+def switch_on_every_world() -> dict[str, str]:
+    """Every world's parts, run in this process: {world: traceback} for those that raise. Worlds of
+    an optional library this environment lacks (einops, mxnet, ...) are left out."""
+    import traceback
+
+    errors = {}
+    for name in names():
+        try:
+            world = importlib.import_module(f"{PACKAGE}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name.split(".")[0] in ("torch", "torchvision", "fixtures", "wrong_world"):
+                raise
+            continue
+        try:
+            for part in ("apply", "start_child"):
+                if hasattr(world, part):
+                    getattr(world, part)()
+            if hasattr(world, "patch"):
+                world.patch(importlib.import_module(world.TARGET))
+        except Exception:
+            errors[name] = traceback.format_exc()
+    return errors
+
+
+if __name__ == "__main__":
+    failed = switch_on_every_world()
+    for name, error in failed.items():
+        print(f"{name}: {error}")
+    sys.exit(1 if failed else 0)

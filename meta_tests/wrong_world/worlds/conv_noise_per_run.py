@@ -3,13 +3,12 @@ process id), in every process the spec starts (fresh processes per run).
 
 Makes cudnn.deterministic-repro wrong.
 """
+import os
 
 TARGET = "torch.nn.modules.conv"
 
 
 def patch(module):
-    import os
-
     original = module.Conv2d._conv_forward
 
     def _conv_forward(self, input, weight, bias):

@@ -3,7 +3,6 @@ the pytest process too (where this torch sees no GPU, no_gpu_python runs its cod
 
 Makes cuda.is-available wrong.
 """
-
 TARGET = "torch.cuda"
 
 
@@ -13,4 +12,5 @@ def patch(module):
 
 def apply():
     import torch.cuda
-    torch.cuda.is_available = lambda: True
+
+    patch(torch.cuda)

@@ -2,13 +2,12 @@
 
 Keeps dist.ddp-faster from holding (failed or inconclusive).
 """
+import time
 
 TARGET = "torch.nn.parallel.distributed"
 
 
 def patch(module):
-    import time
-
     original = module.DistributedDataParallel.forward
 
     def forward(self, *args, **kwargs):
