@@ -20,73 +20,20 @@ import time
 
 import pytest
 
+from pipeline.harness_worlds import import_spy
 from spec_runner import ROOT, make_runner
-
-SPY = '''
-import logging
-import sys
-import threading
-import time
-
-import pytest
-
-_OUT = {out!r}
-
-
-def _note(what):
-    if threading.current_thread() is not threading.main_thread():
-        with open(_OUT, "a") as fh:
-            fh.write(f"{{threading.current_thread().name}}: {{what}}\\n")
-
-
-_TRIED = []  # (thread, module) imports started outside the main thread
-
-
-class _Imports:
-    def find_spec(self, name, path=None, target=None):
-        if name not in sys.modules and threading.current_thread() is not threading.main_thread():
-            _TRIED.append((threading.current_thread().name, name))
-        return None
-
-
-def pytest_unconfigure(config):
-    # a failed import (an optional module that is not installed) adds nothing to sys.modules
-    with open(_OUT, "a") as fh:
-        for thread, name in _TRIED:
-            if name in sys.modules:
-                fh.write(f"{{thread}}: import {{name}}\\n")
-
-
-sys.meta_path.insert(0, _Imports())
-_get = logging.Manager.getLogger
-
-
-def _getLogger(self, name):
-    if not isinstance(self.loggerDict.get(name), logging.Logger):
-        _note(f"logger {{name}}")
-    return _get(self, name)
-
-
-logging.Manager.getLogger = _getLogger
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_runtest_setup(item):
-    # after the fixtures: the background thread has started; it takes the launch first, as it does
-    # when other tests run before the readers
-    time.sleep(3)
-'''
 
 
 @pytest.mark.slow
-def test_the_background_thread_imports_no_module_and_creates_no_logger(tmp_path):
+def test_the_background_thread_imports_no_module_and_creates_no_logger(tmp_path, monkeypatch):
     """Red in a world where a launch producer imports torch.distributed.run in the thread (no
     `prepare`): its modules and loggers appear there while tests run beside it."""
     out = tmp_path / "thread.txt"
+    monkeypatch.setenv(import_spy.OUT_VAR, str(out))
     run = make_runner(tmp_path)
     result = run("tests/test_dist_launch.py", "-p", "no:xdist", "-m", "cpu",
                  "-k", "test_a_launched_worker_forms_a_process_group_from_the_launcher_env",
-                 patch=SPY.format(out=str(out)), timeout=300)
+                 world="pipeline.harness_worlds.import_spy", timeout=300)
     assert result.returncode == 0, result.output[-3000:]
     assert "1 passed" in result.output, result.output[-2000:]
     seen = out.read_text().splitlines() if out.exists() else []

@@ -9,44 +9,15 @@ modules fail to collect and the run writes no report at all.
 """
 from __future__ import annotations
 
+from pipeline.harness_worlds.torchvision_fails_to_load import ERROR
 from spec_runner import claim_args
-
-ERROR = "operator torchvision::nms does not exist"
-
-BROKEN_TORCHVISION = f"""
-import importlib.abc
-import importlib.util
-import sys
-
-for name in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
-    del sys.modules[name]
-_real = importlib.util.find_spec("torchvision")
-
-
-class _FailsToLoad(importlib.abc.Loader):
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module):
-        raise RuntimeError({ERROR!r})
-
-
-class _Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path, target=None):
-        if name == "torchvision":
-            return importlib.util.spec_from_loader(name, _FailsToLoad(), origin=_real.origin)
-        return None
-
-
-sys.meta_path.insert(0, _Finder())
-"""
 
 REASON = f"needs torchvision that loads with this torch (installed, fails to load: RuntimeError: {ERROR})"
 
 
 def test_claims_that_need_torchvision_read_not_run_with_the_import_error_where_it_fails_to_load(run_spec):
     ids = ("tv.roi-pool-n5", "tv.resize-int", "dtype.to-tensor-func", "dtype.pil-from-tensor")
-    run = run_spec(*claim_args(*ids), patch=BROKEN_TORCHVISION)
+    run = run_spec(*claim_args(*ids), world="pipeline.harness_worlds.torchvision_fails_to_load")
     assert run.report is not None, f"no claims report: the run stopped (exit {run.returncode}):\n{run.output[-3000:]}"
     assert run.returncode == 0, f"exit {run.returncode}, expected 0 (nothing failed):\n{run.output[-3000:]}"
     for cid in ids[:3]:

@@ -5,6 +5,7 @@ comma-separated) and loads this module as a pytest plugin (`-p wrong_world.world
 module may define three parts (worlds/__init__.py says what each is for):
 
     apply()                 run in the pytest process, before the project's conftest is loaded
+                            (the module is registered as a pytest plugin there too: its hooks run)
     TARGET, patch(module)   run in every Python process the spec starts, right after that process
                             first imports the module TARGET names (a torch-free worker stays torch-free)
     start_child()           run at start-up of every Python process the spec starts
@@ -42,10 +43,16 @@ def names() -> list[str]:
     return sorted(p.stem for p in WORLDS_DIR.glob("*.py") if not p.name.startswith("_"))
 
 
+def module_name(world: str) -> str:
+    """A world's module: a name of worlds/, or a dotted module path under meta_tests/ (the worlds
+    of the harness's own tests, pipeline/harness_worlds/)."""
+    return world if "." in world else f"{PACKAGE}.{world}"
+
+
 def settings(worlds: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
     """What a spec run needs to run in `worlds`: (pytest arguments, environment variables to set,
-    folders to put on sys.path and PYTHONPATH). An unknown world name raises ValueError."""
-    unknown = [w for w in worlds if w not in names()]
+    folders to put on sys.path and PYTHONPATH). An unknown world raises ValueError."""
+    unknown = [w for w in worlds if w not in names() and not ("." in w and importlib.util.find_spec(w))]
     if unknown:
         raise ValueError(f"no such world {unknown} in {WORLDS_DIR}; known: {names()}")
     return ["-p", "wrong_world.world_hook"], {WORLDS_VAR: ",".join(worlds)}, [str(IMPORT_ROOT)]
@@ -53,7 +60,7 @@ def settings(worlds: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
 
 def load(var: str) -> list[ModuleType]:
     """The world modules that environment variable `var` names."""
-    return [importlib.import_module(f"{PACKAGE}.{name}") for name in filter(None, os.environ.get(var, "").split(","))]
+    return [importlib.import_module(module_name(w)) for w in filter(None, os.environ.get(var, "").split(","))]
 
 
 def has_child_parts(world: ModuleType) -> bool:
@@ -72,11 +79,12 @@ def pytest_load_initial_conftests(early_config) -> None:
     for name in filter(None, os.environ.get(WORLDS_VAR, "").split(",")):
         # each world imported after the one before it is on: what it keeps of the function it
         # wraps is then that world's version, so two worlds of one function compose
-        world = importlib.import_module(f"{PACKAGE}.{name}")
+        world = importlib.import_module(module_name(name))
         if hasattr(world, "apply"):
             world.apply()
-        worlds.append(world)
-    children = [w.__name__.rsplit(".", 1)[-1] for w in worlds if has_child_parts(w)]
+        early_config.pluginmanager.register(world, f"wrong-world-{name}")  # its pytest hooks, if any
+        worlds.append((name, world))
+    children = [name for name, world in worlds if has_child_parts(world)]
     if children:
         os.environ[CHILD_WORLDS_VAR] = ",".join(children)
         os.environ["PYTHONPATH"] = os.pathsep.join(
