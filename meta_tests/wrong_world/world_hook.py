@@ -1,8 +1,9 @@
 """How a wrong world is switched on: the one hook between a spec run and the world modules in worlds/.
 
-A spec run names its worlds in the environment variable WRONG_WORLD (module names in worlds/,
-comma-separated) and loads this module as a pytest plugin (`-p wrong_world.world_hook`). Each world
-module may define three parts (worlds/__init__.py says what each is for):
+A spec run names its worlds in the environment variable WRONG_WORLD (comma-separated module names
+of worlds/, or dotted module paths under meta_tests/ for the harness's own worlds) and loads this
+module as a pytest plugin (`-p wrong_world.world_hook`). Each world module may define three parts
+(worlds/__init__.py says what each is for):
 
     apply()                 run in the pytest process, before the project's conftest is loaded
                             (the module is registered as a pytest plugin there too: its hooks run)
@@ -17,7 +18,7 @@ child parts; there `install_in_child()` runs their start_child() and installs on
 their TARGETs. Children inherit both variables through the launchers.
 
     settings(["sgd_that_climbs"])  ->  the pytest arguments, environment and sys.path of such a run
-    python -m wrong_world.world_hook  # (from meta_tests/) switches every world on at once: which raise?
+    PYTHONPATH=meta_tests:. python -m wrong_world.world_hook   # every world on at once: which raise?
 """
 from __future__ import annotations
 
