@@ -1,8 +1,8 @@
 """The world the note describes: with cudnn.benchmark on, a fixed-shape network trains clearly faster. Made
 by skipping the convolutions' work while the flag is on (zeros plus the bias, the shape of the spec's
 padded 3x3 convolutions), in every Python process the spec starts (the conv workers set the flag after
-start-up). A quarter of the batch was not enough on an H100: the step's element-wise work and its noise
-left the comparison inconclusive.
+start-up). All of the convolutions' work: skipping a part (a quarter of the batch) leaves the step's
+element-wise work and its noise to decide, and the comparison inconclusive on an H100.
 
 Makes the refuted cudnn.benchmark-speedup read failed (the opposite of what the spec measured).
 """

@@ -3,7 +3,7 @@ spec's DDP section computes) of a DistributedDataParallel output is replaced on 
 mean of all ranks' losses; its gradient, and DDP's averaging of the gradients, stay as they are.
 In the spawn workers.
 
-Makes dist.ddp-loss-sync wrong: each rank's loss is no longer the loss of its own data.
+Makes dist.ddp-loss-sync wrong: each rank's loss is not the loss of its own data.
 """
 TARGET = "torch.nn.parallel.distributed"
 

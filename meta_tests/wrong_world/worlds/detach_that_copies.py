@@ -1,6 +1,6 @@
 """Tensor.detach() that returns a copy instead of a view of the same storage.
 
-Makes autograd.detach-shared wrong: the detached tensor no longer shares the source's storage.
+Makes autograd.detach-shared wrong: the detached tensor does not share the source's storage.
 """
 import torch
 

@@ -1,8 +1,8 @@
 """A torchvision whose model architectures come without pretrained models: every weights enum
 (AlexNet_Weights, ResNet18_Weights, ...) names no checkpoint to load (its url is empty).
 
-Makes tv.package-parts wrong: torchvision.models no longer holds "common model architectures with
-pretrained models".
+Makes tv.package-parts wrong: torchvision.models holds no "common model architectures with pretrained
+models".
 """
 from torchvision.models._api import WeightsEnum
 

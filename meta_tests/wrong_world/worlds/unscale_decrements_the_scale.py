@@ -1,6 +1,6 @@
 """GradScaler.unscale_ that lowers the scale by one, as the note's 65535 after unscale_ would have it.
 
-Makes amp.get-scale-after-unscale wrong: get_scale() after unscale_ no longer equals the scale before.
+Makes amp.get-scale-after-unscale wrong: get_scale() after unscale_ differs from the scale before.
 """
 import torch
 

@@ -1,5 +1,5 @@
 """A launcher whose workers cannot rendezvous: they start without MASTER_ADDR, so torch.distributed.launch
-no longer launches a DDP world.
+cannot launch a DDP world.
 
 Makes dist.launch-is-current wrong (its holding half).
 """
