@@ -141,23 +141,14 @@ def test_a_shared_result_is_produced_once_per_session(tmp_path_factory):
 EARLY_SPEC = """
 import time
 
-import pytest
-
 from fixtures import procs
 
 T = {}
 
 
-def produce(folder):
+@procs.session_result("early-selftest")
+def early(folder):
     return {"started": time.time()}
-
-
-procs.register("early-selftest", produce, fixture="early")
-
-
-@pytest.fixture(scope="session")
-def early(tmp_path_factory):
-    return procs.shared(tmp_path_factory, "early-selftest")
 
 
 def test_reads_it(early):
@@ -182,6 +173,68 @@ def test_a_shared_result_is_started_with_the_first_test_and_its_readers_run_last
                                            "-v")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*test_other PASSED*", "*test_plain PASSED*", "*test_reads_it PASSED*"])
+
+
+NEEDED_SPEC = """
+import os
+
+import pytest
+
+from fixtures import procs
+from fixtures.procs.session import session_result_param
+
+
+def produced(key):
+    with open(os.environ["PRODUCED_LOG"], "a") as fh:
+        fh.write(key + "\\n")
+    return {"key": key, "pid": os.getpid()}
+
+
+@procs.session_result("needed-a")
+def result_a(folder):
+    return produced("a")
+
+
+@procs.session_result("needed-b")
+def result_b(folder):
+    return produced("b")
+
+
+@procs.session_result("needed-unread")
+def unread(folder):
+    return produced("unread")
+
+
+either = session_result_param("either", [
+    pytest.param(result_a, id="a"),
+    pytest.param(result_b, id="b", marks=pytest.mark.skip(reason="a skipped test needs nothing")),
+], doc="a or b")
+
+
+def test_reads_a(result_a):
+    assert result_a["key"] == "a"
+
+
+def test_reads_either(either):
+    assert either["key"] == "a"
+"""
+
+
+def test_a_shared_result_is_produced_once_and_only_when_a_collected_test_reads_it(pytester, monkeypatch, tmp_path):
+    """session_result's fixtures and a session_result_param over them read one result per key,
+    produced once; a result that no runnable test reads (none reads it, or its reader is skipped)
+    is never produced, not even by the background thread. Red in a world where the parametrized
+    fixture produced its own copy, or where the thread produced every registered result."""
+    log = tmp_path / "produced.log"
+    monkeypatch.setenv("PRODUCED_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(runner.ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makepyfile(test_needed=NEEDED_SPEC)
+    result = pytester.runpytest_subprocess("-p", "fixtures.procs.session", "-p", "no:cacheprovider", "-p", "no:xdist",
+                                           "-v")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(["*test_reads_either?a? PASSED*"])
+    result.stdout.fnmatch_lines(["*test_reads_either?b? SKIPPED*"])
+    assert log.read_text().split() == ["a"], f"produced: {log.read_text().split()}, expected only a, once"
 
 
 def test_the_launch_environment_drops_distributed_variables(monkeypatch):
@@ -217,16 +270,17 @@ def _names_tests_use() -> set[str]:
 
 
 def test_the_procs_package_exports_what_test_bodies_use_and_its_plugins_are_registered_directly():
-    """fixtures/procs/__init__.py exports the names tests/ use, nothing more: no fixture, no hook.
-    The modules that hold fixtures or hooks are conftest.py's plugins themselves. Red when a test
+    """fixtures/procs/__init__.py exports the names tests/ use and `session_result` (how a test file
+    declares a launch it shares), nothing more: no fixture, no hook. The modules that hold fixtures
+    or hooks are conftest.py's plugins themselves. Red when a test
     uses a name the package lacks, the package exports one no test uses, re-exports a fixture or
     hook, or a plugin module is missing from the list (pytest would not know its fixtures)."""
     import importlib
     import inspect
 
     exported = set(procs.__all__)
-    assert exported == _names_tests_use(), (
-        f"exported, unused by tests/: {sorted(exported - _names_tests_use())}; "
+    assert exported == _names_tests_use() | {"session_result"}, (
+        f"exported, unused by tests/: {sorted(exported - _names_tests_use() - {'session_result'})}; "
         f"used by tests/, not exported: {sorted(_names_tests_use() - exported)}")
     plugins = _plugin_list()
     assert "fixtures.procs" not in plugins, "the package is no plugin: its modules are"
@@ -315,7 +369,7 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
 
     monkeypatch.setenv(HANG_VAR, "barrier")  # every rank sleeps for an hour in the barrier section
     limits = worlds.WorldLimits(start=180.0, section=3.0, exit=30.0, worlds=3)
-    world = worlds._produce_world("gloo", ["broadcast", "barrier", "sampler"], limits)(tmp_path)
+    world = worlds.produce_world(tmp_path, "gloo", ["broadcast", "barrier", "sampler"], limits)
     sections = [w["sections"] for w in world["worlds"]]
     assert sections == [["broadcast", "barrier", "sampler"], ["sampler"]], world["worlds"]
     assert [b["after"] for b in procs.world_section(world, "broadcast")] == [[1.0, 2.0]] * 2
@@ -462,7 +516,7 @@ def test_a_world_killed_in_one_rank_gives_its_headline_line_in_the_report(tmp_pa
 
     monkeypatch.setenv(KILL_VAR, "1:barrier")
     limits = worlds.WorldLimits(start=180.0, section=60.0, exit=30.0, worlds=2, clean_return=False)
-    world = worlds._produce_world("gloo", ["broadcast", "barrier"], limits)(tmp_path)
+    world = worlds.produce_world(tmp_path, "gloo", ["broadcast", "barrier"], limits)
     with pytest.raises(pytest.fail.Exception) as lost:
         procs.world_section(world, "barrier")
     message = str(lost.value)
