@@ -482,7 +482,7 @@ def test_the_background_thread_starts_processes_from_the_session_environment(mon
     seen = {}
 
     def in_thread(environ):
-        runner._THREAD_ENV.environ = environ
+        runner.use_environ(environ)
         seen["value"] = procs.clean_env().get("SPEC_PROBE_VAR")
 
     snapshot = dict(os.environ)
