@@ -321,10 +321,10 @@ def test_line_workers_start_one_after_the_other():
 
 def test_a_world_counts_as_started_only_when_every_rank_got_through_init():
     ok = {"init": {"initialized": True}}
-    assert worlds._world_started([ok, ok])
-    assert not worlds._world_started([ok, None]), "a rank that wrote nothing: start again"
-    assert not worlds._world_started([ok, {"spawn": {}}]), "a rank stuck before init: start again"
-    assert not worlds._world_started([ok, {"init": {"error": "EADDRINUSE"}}])
+    assert worlds.world_started([ok, ok])
+    assert not worlds.world_started([ok, None]), "a rank that wrote nothing: start again"
+    assert not worlds.world_started([ok, {"spawn": {}}]), "a rank stuck before init: start again"
+    assert not worlds.world_started([ok, {"init": {"error": "EADDRINUSE"}}])
 
 
 def _rank(sections: dict, *, started=True, running=None) -> dict:
@@ -346,13 +346,13 @@ def test_sections_merge_over_worlds_and_a_lost_section_is_only_its_own_failure()
     lost = {"lost": "section 'b' did not finish within 5 s on rank 1"}
     stuck = _world(["a", "b", "c"], [_rank({"a": 1, "b": 2}), _rank({"a": 1}, running="b")], verdict=lost,
                    returned=False)
-    remaining, merged = worlds._merge_worlds([failed_start, stuck], ["a", "b", "c"])
+    remaining, merged = worlds.merge_worlds([failed_start, stuck], ["a", "b", "c"])
     assert remaining == ["c"], "the sections after the lost one run again"
     assert [m["a"] for m in merged] == [1, 1], "what a rank finished is kept"
     assert merged[0]["b"] == 2, "what a rank finished is kept"
     assert merged[1]["b"] == {"error": lost["lost"]}
     rest = _world(["c"], [_rank({"c": 3}), _rank({"c": 3})])
-    remaining, merged = worlds._merge_worlds([failed_start, stuck, rest], ["a", "b", "c"])
+    remaining, merged = worlds.merge_worlds([failed_start, stuck, rest], ["a", "b", "c"])
     assert remaining == []
     assert [m["c"] for m in merged] == [3, 3]
     assert [m["_world"] for m in merged][1] == {"a": 1, "b": 1, "c": 2}
