@@ -272,9 +272,9 @@ def _names_tests_use() -> set[str]:
 def test_the_procs_package_exports_what_test_bodies_use_and_its_plugins_are_registered_directly():
     """fixtures/procs/__init__.py exports the names tests/ use and `session_result` (how a test file
     declares a launch it shares), nothing more: no fixture, no hook. The modules that hold fixtures
-    or hooks are conftest.py's plugins themselves. Red when a test
-    uses a name the package lacks, the package exports one no test uses, re-exports a fixture or
-    hook, or a plugin module is missing from the list (pytest would not know its fixtures)."""
+    or hooks are conftest.py's plugins themselves. Red when a test uses a name the package lacks,
+    the package exports one no test uses, re-exports a fixture or hook, or a plugin module is
+    missing from the list (pytest would not know its fixtures)."""
     import importlib
     import inspect
 
