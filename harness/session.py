@@ -93,8 +93,8 @@ class ClaimsRun:
         self.config = config
         self.inventory = inv
         self.wanted = wanted
-        self.tests: dict[str, dict] = {}  # nodeid -> claims, outcome, reason, figures, inconclusive, kind
-        self.deselected: dict[str, dict] = {}  # nodeid -> claims, reason, kind
+        self.tests: dict[str, evidence.TestRecord] = {}  # this run's evidence, by node ID
+        self.deselected: dict[str, evidence.TestRecord] = {}  # the tests -m / --claim / -k left out
         self.collected: set[str] = set()  # claim-linked node IDs this run collected (selected or not)
         self.environment: dict | None = None
         self.written = None  # (doc, path, note) once the report is written
