@@ -512,7 +512,7 @@ def test_a_world_killed_in_one_rank_gives_its_headline_line_in_the_report(tmp_pa
     the signal and the log path, and the claims report records that line (red in a world where the
     report keeps the last lines of the stderr dump, or the message does not lead with the headline)."""
     from fixtures.dist_workers.spawn_world import KILL_VAR
-    from harness import claims_plugin
+    from harness import session
 
     monkeypatch.setenv(KILL_VAR, "1:barrier")
     limits = worlds.WorldLimits(start=180.0, section=60.0, exit=30.0, worlds=2, clean_return=False)
@@ -526,7 +526,7 @@ def test_a_world_killed_in_one_rank_gives_its_headline_line_in_the_report(tmp_pa
         longreprtext = message
         longrepr = message
 
-    summary = claims_plugin._failure_summary(Report)
+    summary = session.failure_summary(Report)
     assert summary.startswith("call: process failure: world gloo, rank 1, section 'barrier': "), summary
     assert "SIGKILL" in summary, summary
     log = summary.rsplit("; logs: ", 1)[-1]
