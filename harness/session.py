@@ -216,9 +216,9 @@ class ClaimsRun:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids):
         """xdist controller: hash the collected tests' sources now, beside the workers, instead of
-        after the last test: parsing the 46 test modules took 0.4 s of the run's serial tail on 2
-        cores. The report still stamps each test as its file is then (the cache is keyed by the
-        file's mtime). Not in a run without xdist: the serial benchmark step must stay quiet."""
+        after the last test, where parsing every test module would lengthen the run's serial tail.
+        The report still stamps each test as its file is then (the cache is keyed by the file's
+        mtime). Not in a run without xdist: the serial benchmark step must stay quiet."""
         if self.hashing is None:
             self.hashing = threading.Thread(target=provenance.warm, args=(self.config.rootpath, list(ids)),
                                             name="claims-provenance", daemon=True)
