@@ -32,6 +32,41 @@ def ids(modules):
     return [id(m) for m in modules]
 
 
+# --- the base class --------------------------------------------------------------------
+
+
+class _CustomLoss(nn.Module):
+    """A loss written the way the note says: a subclass of nn.Module, with a buffer of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.tensor(2.0))
+
+    def forward(self, prediction, target):
+        return self.scale * ((prediction - target) ** 2).mean()
+
+
+@pytest.mark.claim("nn.module-base-class", decides="holds")
+def test_layers_models_and_losses_are_all_nn_modules():
+    losses = [cls for name, cls in vars(nn).items() if name.endswith("Loss") and inspect.isclass(cls)]
+    assert len(losses) >= 15, f"found only {len(losses)} loss classes in torch.nn"
+    not_modules = [cls.__name__ for cls in losses if not issubclass(cls, nn.Module)]
+    assert not_modules == [], f"loss classes that are not nn.Module subclasses: {not_modules}"
+    for layer in (nn.Conv2d, nn.Linear, nn.BatchNorm2d, nn.LSTM, nn.Dropout, nn.Sequential):
+        assert issubclass(layer, nn.Module), layer
+
+    # so a custom loss and a custom model are registered, moved and switched like any layer
+    model = nn.Module()
+    model.net, model.criterion = nn.Linear(3, 1), _CustomLoss()
+    assert dict(model.named_modules())["criterion"] is model.criterion
+    assert "criterion.scale" in model.state_dict()
+    model.to(torch.float64).eval()
+    assert model.criterion.scale.dtype == torch.float64 and not model.criterion.training
+    x, target = torch.ones(2, 3, dtype=torch.float64), torch.zeros(2, 1, dtype=torch.float64)
+    model.criterion(model.net(x), target).backward()
+    assert model.net.weight.grad is not None
+
+
 # --- traversal -----------------------------------------------------------------------
 
 
