@@ -79,7 +79,7 @@ def test_save_then_load_returns_an_equal_tensor(tmp_path, make):
 # --- whole-module checkpoints and weights_only ----------------------------------------
 
 
-@pytest.mark.claim("serial.save-load-checkpoint-module", decides="holds")
+@pytest.mark.claim("serial.save-load-checkpoint-module", half="holding")
 @pytest.mark.needs(max_torch=WEIGHTS_ONLY_DEFAULT_SINCE)
 def test_before_2_6_plain_load_unpickles_the_whole_module(tmp_path):
     net = make_net()
@@ -95,7 +95,7 @@ def test_before_2_6_plain_load_unpickles_the_whole_module(tmp_path):
         assert warned == []
 
 
-@pytest.mark.claim("serial.save-load-checkpoint-module", decides="left-out")
+@pytest.mark.claim("serial.save-load-checkpoint-module", half="failing")
 @pytest.mark.needs(min_torch=WEIGHTS_ONLY_WARNING_SINCE, max_torch=WEIGHTS_ONLY_DEFAULT_SINCE)
 def test_from_2_4_to_2_6_plain_load_of_a_module_warns_that_the_default_will_refuse_it(tmp_path):
     # rule 3: the stated use still works (the test above) but is deprecated: the warning names the
