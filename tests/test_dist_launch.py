@@ -320,11 +320,10 @@ def test_what_workers_get_with_and_without_master_options(use_env, nodes):
     else:
         # the launch gave --master_port (a free one, never the fixed default) and no address
         assert (addr, port) == ("127.0.0.1", str(use_env["port"])), f"MASTER_ADDR {addr!r}, MASTER_PORT {port!r}"
-    # explicit options (the two-node launch): the workers share the agent's store there
+    # explicit options (the two-node launch): every worker gets exactly the given address and port
     two = workers(nodes, 2 * NPROC)
-    if all(r["env"].get("TORCHELASTIC_USE_AGENT_STORE") == "True" for r in two):
-        seen = {(r["env"]["MASTER_ADDR"], r["env"]["MASTER_PORT"]) for r in two}
-        assert seen == {("127.0.0.1", str(nodes["port"]))}, seen
+    seen = {(r["env"]["MASTER_ADDR"], r["env"]["MASTER_PORT"]) for r in two}
+    assert seen == {("127.0.0.1", str(nodes["port"]))}, f"workers got {seen}, expected 127.0.0.1:{nodes['port']}"
 
 
 @pytest.mark.claim("dist.launch-use-env")
