@@ -134,6 +134,19 @@ def test_cuda_autocast_mixes_float16_matmuls_with_float32_reductions(cuda_device
     assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
 
 
+@pytest.mark.claim("amp.cuda-amp-namespace", "amp.float16-half", decides="holds")
+@pytest.mark.needs(gpus=1)
+@pytest.mark.filterwarnings("ignore:.*torch.cuda.amp.*deprecated:FutureWarning")
+def test_cuda_amp_autocast_and_torch_autocast_cuda_compute_the_same(cuda_device):
+    model, data, _ = small_problem(cuda_device)
+    with torch.cuda.amp.autocast():
+        old = model(data[0])
+    with torch.autocast("cuda"):
+        new = model(data[0])
+    assert old.dtype == new.dtype == torch.float16
+    assert torch.equal(old, new)
+
+
 # --- amp.cuda-amp-namespace ---------------------------------------------------------------
 
 
@@ -170,19 +183,6 @@ def test_cuda_amp_names_are_not_deprecated_before_2_4():
         torch.cuda.amp.GradScaler(enabled=False)
     deprecations = [str(w.message) for w in caught if issubclass(w.category, (FutureWarning, DeprecationWarning))]
     assert not deprecations, deprecations
-
-
-@pytest.mark.claim("amp.cuda-amp-namespace", "amp.float16-half", decides="holds")
-@pytest.mark.needs(gpus=1)
-@pytest.mark.filterwarnings("ignore:.*torch.cuda.amp.*deprecated:FutureWarning")
-def test_cuda_amp_autocast_and_torch_autocast_cuda_compute_the_same(cuda_device):
-    model, data, _ = small_problem(cuda_device)
-    with torch.cuda.amp.autocast():
-        old = model(data[0])
-    with torch.autocast("cuda"):
-        new = model(data[0])
-    assert old.dtype == new.dtype == torch.float16
-    assert torch.equal(old, new)
 
 
 # --- amp.enabled-false-noop ---------------------------------------------------------------

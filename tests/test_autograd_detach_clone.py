@@ -34,34 +34,6 @@ def test_clone_copies_memory_and_passes_gradients_back(device):
     assert_close(leaf.grad, torch.tensor([2.0, 4.0, 6.0], device=device))  # d/dleaf of sum(w * 2 * leaf)
 
 
-@pytest.mark.claim("autograd.detach-shared")
-def test_detach_shares_storage_and_leaves_the_graph(device):
-    leaf, t = source(device)
-    d = t.detach()
-    assert storage_ptr(d) == storage_ptr(t), "detach() must share the source's storage"
-    d[0] = 100.0
-    assert t[0].item() == 100.0, "an in-place write through the detached tensor must show in the source"
-    assert d.grad_fn is None and d.requires_grad is False
-
-
-@pytest.mark.claim("autograd.detach-clone-typo")
-def test_note_spelling_detach_dot_clone_call_call_raises_attribute_error():
-    t = torch.ones(3, requires_grad=True)
-    # the note writes tensor.detach.clone()(): `detach` is a bound builtin method with no .clone
-    with pytest.raises(AttributeError, match="'builtin_function_or_method' object has no attribute 'clone'"):
-        t.detach.clone()()
-
-
-@pytest.mark.claim("autograd.detach-clone")
-def test_detach_clone_copies_memory_outside_the_graph(device):
-    leaf, t = source(device)
-    dc = t.detach().clone()
-    assert storage_ptr(dc) != storage_ptr(t)
-    dc[0] = 100.0
-    assert t[0].item() == 2.0, "writing into detach().clone() changed the source"
-    assert dc.grad_fn is None and dc.requires_grad is False
-
-
 @pytest.mark.claim("autograd.clone-in-graph", "autograd.detach-shared", "autograd.detach-clone")
 @pytest.mark.needs(gpus=1)
 def test_detach_takes_no_gpu_memory_and_clone_takes_a_copy(cuda_device, claim_figure):
@@ -90,6 +62,34 @@ def test_detach_takes_no_gpu_memory_and_clone_takes_a_copy(cuda_device, claim_fi
     assert figures["detach().clone()"] == (size, size), f"detach().clone(): {figures['detach().clone()']} bytes"
 
 
+@pytest.mark.claim("autograd.detach-shared")
+def test_detach_shares_storage_and_leaves_the_graph(device):
+    leaf, t = source(device)
+    d = t.detach()
+    assert storage_ptr(d) == storage_ptr(t), "detach() must share the source's storage"
+    d[0] = 100.0
+    assert t[0].item() == 100.0, "an in-place write through the detached tensor must show in the source"
+    assert d.grad_fn is None and d.requires_grad is False
+
+
+@pytest.mark.claim("autograd.detach-clone-typo")
+def test_note_spelling_detach_dot_clone_call_call_raises_attribute_error():
+    t = torch.ones(3, requires_grad=True)
+    # the note writes tensor.detach.clone()(): `detach` is a bound builtin method with no .clone
+    with pytest.raises(AttributeError, match="'builtin_function_or_method' object has no attribute 'clone'"):
+        t.detach.clone()()
+
+
+@pytest.mark.claim("autograd.detach-clone")
+def test_detach_clone_copies_memory_outside_the_graph(device):
+    leaf, t = source(device)
+    dc = t.detach().clone()
+    assert storage_ptr(dc) != storage_ptr(t)
+    dc[0] = 100.0
+    assert t[0].item() == 2.0, "writing into detach().clone() changed the source"
+    assert dc.grad_fn is None and dc.requires_grad is False
+
+
 @pytest.mark.claim("autograd.detach-never-grad")
 def test_detached_tensor_with_requires_grad_set_again_does_get_a_grad(device):
     leaf, t = source(device)
@@ -110,6 +110,33 @@ def test_inplace_write_through_detached_alias_breaks_a_later_backward(device):
     assert torch.equal(out.detach(), torch.zeros_like(before)), "the zeroing must show in the original tensor"
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
+
+
+@pytest.mark.claim("autograd.backward-accumulates")
+def test_backward_adds_the_new_gradient_to_the_stored_one(device):
+    w = torch.tensor([1.0, -2.0], requires_grad=True, device=device)
+    x1, x2 = torch.tensor([3.0, 4.0], device=device), torch.tensor([-1.0, 5.0], device=device)
+    (w * x1).sum().backward()
+    first = w.grad.clone()
+    (w * x2).sum().backward()
+    assert_close(first, x1)
+    assert_close(w.grad, x1 + x2)  # previous + new, not new alone
+
+
+@pytest.mark.claim("autograd.backward-twice-same-graph")
+def test_second_backward_on_the_same_output_needs_retain_graph_then_accumulates():
+    net = nn.Linear(3, 2)
+    out = net(torch.randn(4, 3))
+    out.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        out.sum().backward()
+
+    net.zero_grad()
+    out = net(torch.randn(4, 3))
+    out.sum().backward(retain_graph=True)
+    once = net.weight.grad.clone()
+    out.sum().backward()
+    assert_close(net.weight.grad, 2 * once)
 
 
 @pytest.mark.claim("autograd.detach-blocks-upstream")
@@ -158,29 +185,3 @@ def test_appending_an_inplace_modified_tensor_in_a_loop_needs_clone():
     assert [v.tolist() for v in aliased] == [[3.0, 3.0]] * 3, "every appended alias shows the last value"
     assert [v.tolist() for v in cloned] == [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]
 
-
-@pytest.mark.claim("autograd.backward-accumulates")
-def test_backward_adds_the_new_gradient_to_the_stored_one(device):
-    w = torch.tensor([1.0, -2.0], requires_grad=True, device=device)
-    x1, x2 = torch.tensor([3.0, 4.0], device=device), torch.tensor([-1.0, 5.0], device=device)
-    (w * x1).sum().backward()
-    first = w.grad.clone()
-    (w * x2).sum().backward()
-    assert_close(first, x1)
-    assert_close(w.grad, x1 + x2)  # previous + new, not new alone
-
-
-@pytest.mark.claim("autograd.backward-twice-same-graph")
-def test_second_backward_on_the_same_output_needs_retain_graph_then_accumulates():
-    net = nn.Linear(3, 2)
-    out = net(torch.randn(4, 3))
-    out.sum().backward()
-    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
-        out.sum().backward()
-
-    net.zero_grad()
-    out = net(torch.randn(4, 3))
-    out.sum().backward(retain_graph=True)
-    once = net.weight.grad.clone()
-    out.sum().backward()
-    assert_close(net.weight.grad, 2 * once)

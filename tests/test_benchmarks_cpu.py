@@ -25,25 +25,6 @@ from fixtures.threads import one_thread
 pytestmark = [pytest.mark.benchmark, pytest.mark.needs(serial=True)]
 
 
-# --- dtype.float-faster-than-double -------------------------------------------------------
-
-
-@pytest.mark.claim("dtype.float-faster-than-double")
-def test_float32_matmul_is_faster_than_float64(bench):
-    n = 192  # about 0.2 ms (float32) and 0.6 ms (float64) per product on one core
-    a32, b32 = torch.randn(n, n), torch.randn(n, n)
-    a64, b64 = a32.double(), b32.double()
-    with one_thread():
-        result = bench.compare(
-            "dtype.float-faster-than-double",
-            bench.side("float64", lambda: a64 @ b64),
-            bench.side("float32", lambda: a32 @ b32),
-            rounds=31, calls=2, blocks=3, warmup_rounds=2,
-        )
-    # "much faster": the whole noise band above 1.25x; a clear float64 win fails the test
-    result.decide(f"float64 / float32 matmul time ({n}x{n}, 1 thread)", holds_above=1.25, fails_below=0.8)
-
-
 # --- autograd.no-grad-speed-memory ---------------------------------------------------------
 
 
@@ -82,3 +63,22 @@ def test_no_grad_forward_is_faster_and_keeps_no_activations(bench, claim_figure)
         )
     result.decide("forward time recording / under no_grad (6 x Linear(64)+Tanh, batch 32, 1 thread)",
                   holds_above=1.03, fails_below=0.97)
+
+
+# --- dtype.float-faster-than-double -------------------------------------------------------
+
+
+@pytest.mark.claim("dtype.float-faster-than-double")
+def test_float32_matmul_is_faster_than_float64(bench):
+    n = 192  # about 0.2 ms (float32) and 0.6 ms (float64) per product on one core
+    a32, b32 = torch.randn(n, n), torch.randn(n, n)
+    a64, b64 = a32.double(), b32.double()
+    with one_thread():
+        result = bench.compare(
+            "dtype.float-faster-than-double",
+            bench.side("float64", lambda: a64 @ b64),
+            bench.side("float32", lambda: a32 @ b32),
+            rounds=31, calls=2, blocks=3, warmup_rounds=2,
+        )
+    # "much faster": the whole noise band above 1.25x; a clear float64 win fails the test
+    result.decide(f"float64 / float32 matmul time ({n}x{n}, 1 thread)", holds_above=1.25, fails_below=0.8)

@@ -20,26 +20,6 @@ from fixtures.procs import world_section
 pytestmark = pytest.mark.needs(processes=True)
 
 
-@pytest.mark.claim("dist.spawn-args")
-def test_spawn_starts_nprocs_processes_each_calling_fn_with_its_index_then_args(gloo_world):
-    spawn = world_section(gloo_world, dist_workers.SPAWN)
-    driver = gloo_world["driver"]
-    assert [s["index"] for s in spawn] == list(range(procs.WORLD_SIZE))
-    for s in spawn:
-        assert s["args"][0] == procs.WORLD_SIZE and s["args"][2] == "gloo" and s["args"][-1] == SPAWN_MARKER, s["args"]
-        assert s["ppid"] == driver["pid"], "each process is a child of the spawning process"
-    assert len({s["pid"] for s in spawn} | {driver["pid"]}) == procs.WORLD_SIZE + 1, "one new process per index"
-    assert driver["spawn_returned"] == "None", "join=True waits for all of them and returns None"
-
-
-@pytest.mark.claim("dist.init-gloo-env", "dist.spawn-and-launch")
-def test_init_process_group_with_master_env_and_explicit_rank(world):
-    init = world_section(world, dist_workers.INIT)
-    for rank, s in enumerate(init):
-        got = (s["initialized"], s["backend"], s["rank"], s["world_size"])
-        assert got == (True, world["backend"], rank, procs.WORLD_SIZE), f"rank {rank}: {s}"
-
-
 @pytest.mark.claim("dist.default-group")
 def test_the_world_group_is_the_only_group_until_new_group_is_called(world):
     groups = world_section(world, dist_workers.DEFAULT_GROUP)
@@ -53,6 +33,26 @@ def test_the_world_group_is_the_only_group_until_new_group_is_called(world):
     assert [g["new_group_size_here"] for g in groups] == [1, -1]
     if groups[0]["groups_after_new_group"] is not None:
         assert groups[0]["groups_after_new_group"] == 2
+
+
+@pytest.mark.claim("dist.init-gloo-env", "dist.spawn-and-launch")
+def test_init_process_group_with_master_env_and_explicit_rank(world):
+    init = world_section(world, dist_workers.INIT)
+    for rank, s in enumerate(init):
+        got = (s["initialized"], s["backend"], s["rank"], s["world_size"])
+        assert got == (True, world["backend"], rank, procs.WORLD_SIZE), f"rank {rank}: {s}"
+
+
+@pytest.mark.claim("dist.spawn-args")
+def test_spawn_starts_nprocs_processes_each_calling_fn_with_its_index_then_args(gloo_world):
+    spawn = world_section(gloo_world, dist_workers.SPAWN)
+    driver = gloo_world["driver"]
+    assert [s["index"] for s in spawn] == list(range(procs.WORLD_SIZE))
+    for s in spawn:
+        assert s["args"][0] == procs.WORLD_SIZE and s["args"][2] == "gloo" and s["args"][-1] == SPAWN_MARKER, s["args"]
+        assert s["ppid"] == driver["pid"], "each process is a child of the spawning process"
+    assert len({s["pid"] for s in spawn} | {driver["pid"]}) == procs.WORLD_SIZE + 1, "one new process per index"
+    assert driver["spawn_returned"] == "None", "join=True waits for all of them and returns None"
 
 
 @pytest.mark.claim("dist.broadcast")

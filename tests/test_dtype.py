@@ -338,17 +338,6 @@ def test_tensor_to_copies_with_non_blocking_false_unless_asked():
     assert seen.non_blocking == [False, False, True], f"non_blocking of the copies: {seen.non_blocking}"
 
 
-@pytest.mark.claim("dtype.to-non-blocking-positional")
-def test_to_device_then_bool_is_not_the_non_blocking_form():
-    t = torch.ones(2)
-    # the second positional slot after a device is dtype, and a bool is not a dtype
-    with pytest.raises(TypeError, match=r"to\(\) received an invalid combination of arguments - got \(str, bool\)"):
-        t.to("cpu", True)
-    # the keyword form, and the positional form after a dtype, are accepted
-    assert torch.equal(t.to("cpu", non_blocking=True), t)
-    assert torch.equal(t.to("cpu", torch.float32, True), t)
-
-
 @pytest.mark.claim("dtype.to-non-blocking-default")
 @pytest.mark.needs(gpus=1, async_launch=True)
 def test_default_device_to_host_copy_waits_for_queued_work():
@@ -388,6 +377,17 @@ def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data()
     assert total.item() == expected, (
         f"the consumer summed {total.item()}, the data sums to {expected}: it started on partly arrived data")
     assert returned_early, "to(non_blocking=True) returned after the copy had finished"
+
+
+@pytest.mark.claim("dtype.to-non-blocking-positional")
+def test_to_device_then_bool_is_not_the_non_blocking_form():
+    t = torch.ones(2)
+    # the second positional slot after a device is dtype, and a bool is not a dtype
+    with pytest.raises(TypeError, match=r"to\(\) received an invalid combination of arguments - got \(str, bool\)"):
+        t.to("cpu", True)
+    # the keyword form, and the positional form after a dtype, are accepted
+    assert torch.equal(t.to("cpu", non_blocking=True), t)
+    assert torch.equal(t.to("cpu", torch.float32, True), t)
 
 
 # -- one-hot ---------------------------------------------------------------------------

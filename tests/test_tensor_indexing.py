@@ -106,28 +106,6 @@ def test_note_nonzero_size_is_the_index_matrix_shape_not_a_count(shape):
     assert torch.nonzero(tensor).size(0) == n_nonzero == int(torch.count_nonzero(tensor))
 
 
-@pytest.mark.claim("tensor.nonzero-index-rows")
-def test_a_nonzero_row_used_as_an_index_selects_along_dim_0():
-    t = torch.tensor([[0, 1, 2], [3, 0, 0]])
-    rows = t.nonzero()
-    v = rows[0]  # tensor([0, 1]): the position of the 1
-    picked = t[v]
-    assert picked.shape == (2, 3), f"t[v] has shape {tuple(picked.shape)}: rows 0 and 1, not one element"
-    assert torch.equal(picked, t[[0, 1]])
-    # the element needs the row as a tuple of per-axis indices
-    assert t[tuple(v)].item() == 1
-    assert all(t[tuple(r)].item() != 0 for r in rows)
-    assert torch.equal(t[t.nonzero(as_tuple=True)], torch.tensor([1, 2, 3]))
-
-
-@pytest.mark.claim("tensor.nonzero-index-rows")
-def test_for_a_1d_tensor_each_nonzero_row_does_pick_a_nonzero_element():
-    t = torch.tensor([0, 5, 0, 7])
-    picked = [t[v] for v in t.nonzero()]
-    assert [p.shape for p in picked] == [(1,), (1,)]
-    assert [p.item() for p in picked] == [5, 7]
-
-
 # -- masked_fill ---------------------------------------------------------------------
 
 
@@ -179,6 +157,31 @@ def test_masked_fill_value_is_a_number_or_a_0_dim_tensor():
     assert torch.equal(t.masked_fill(mask, torch.tensor(3.0)), 3 * torch.eye(2))
     with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
         t.masked_fill(mask, torch.tensor([3.0]))
+
+
+# -- a row of nonzero() as an index ----------------------------------------------------
+
+
+@pytest.mark.claim("tensor.nonzero-index-rows")
+def test_a_nonzero_row_used_as_an_index_selects_along_dim_0():
+    t = torch.tensor([[0, 1, 2], [3, 0, 0]])
+    rows = t.nonzero()
+    v = rows[0]  # tensor([0, 1]): the position of the 1
+    picked = t[v]
+    assert picked.shape == (2, 3), f"t[v] has shape {tuple(picked.shape)}: rows 0 and 1, not one element"
+    assert torch.equal(picked, t[[0, 1]])
+    # the element needs the row as a tuple of per-axis indices
+    assert t[tuple(v)].item() == 1
+    assert all(t[tuple(r)].item() != 0 for r in rows)
+    assert torch.equal(t[t.nonzero(as_tuple=True)], torch.tensor([1, 2, 3]))
+
+
+@pytest.mark.claim("tensor.nonzero-index-rows")
+def test_for_a_1d_tensor_each_nonzero_row_does_pick_a_nonzero_element():
+    t = torch.tensor([0, 5, 0, 7])
+    picked = [t[v] for v in t.nonzero()]
+    assert [p.shape for p in picked] == [(1,), (1,)]
+    assert [p.item() for p in picked] == [5, 7]
 
 
 # -- list index followed by None ---------------------------------------------------------

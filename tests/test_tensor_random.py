@@ -12,6 +12,30 @@ from collections import Counter
 import pytest
 import torch
 
+# -- randperm shuffling ------------------------------------------------------------------
+
+
+@pytest.mark.claim("tensor.randperm-shuffle")
+def test_indexing_with_randperm_shuffles_whole_rows():
+    tensor = torch.arange(20 * 3).reshape(20, 3)
+    shuffled = tensor[torch.randperm(tensor.size(0))]
+    assert shuffled.shape == tensor.shape
+    assert not torch.equal(shuffled, tensor), "20 rows came back in their original order"
+    # every row is intact (only dim 0 moved) and every row appears once
+    assert (shuffled[:, 1] - shuffled[:, 0] == 1).all() and (shuffled[:, 0] % 3 == 0).all()
+    assert sorted(shuffled[:, 0].tolist()) == tensor[:, 0].tolist()
+
+
+@pytest.mark.claim("tensor.randperm-shuffle")
+def test_randperm_orders_are_uniform_over_all_permutations():
+    tensor = torch.tensor([[0, 0], [1, 1], [2, 2]])
+    n = 6000
+    seen = Counter(tuple(tensor[torch.randperm(3)][:, 0].tolist()) for _ in range(n))
+    assert set(seen) == set(itertools.permutations(range(3))), f"orders seen: {sorted(seen)}"
+    # each of the 6 orders expected 1000 times, standard deviation about 29
+    assert all(abs(c - n / 6) < 150 for c in seen.values()), f"order counts {dict(seen)}"
+
+
 # -- torch.normal ----------------------------------------------------------------------
 
 
@@ -97,27 +121,3 @@ def test_there_is_no_torch_uniform_and_rand_is_the_uniform_draw():
     torch.manual_seed(1)
     c = torch.empty(1000).uniform_(2.0, 6.0)
     torch.testing.assert_close(c, 2.0 + 4.0 * a)
-
-
-# -- randperm shuffling ------------------------------------------------------------------
-
-
-@pytest.mark.claim("tensor.randperm-shuffle")
-def test_indexing_with_randperm_shuffles_whole_rows():
-    tensor = torch.arange(20 * 3).reshape(20, 3)
-    shuffled = tensor[torch.randperm(tensor.size(0))]
-    assert shuffled.shape == tensor.shape
-    assert not torch.equal(shuffled, tensor), "20 rows came back in their original order"
-    # every row is intact (only dim 0 moved) and every row appears once
-    assert (shuffled[:, 1] - shuffled[:, 0] == 1).all() and (shuffled[:, 0] % 3 == 0).all()
-    assert sorted(shuffled[:, 0].tolist()) == tensor[:, 0].tolist()
-
-
-@pytest.mark.claim("tensor.randperm-shuffle")
-def test_randperm_orders_are_uniform_over_all_permutations():
-    tensor = torch.tensor([[0, 0], [1, 1], [2, 2]])
-    n = 6000
-    seen = Counter(tuple(tensor[torch.randperm(3)][:, 0].tolist()) for _ in range(n))
-    assert set(seen) == set(itertools.permutations(range(3))), f"orders seen: {sorted(seen)}"
-    # each of the 6 orders expected 1000 times, standard deviation about 29
-    assert all(abs(c - n / 6) < 150 for c in seen.values()), f"order counts {dict(seen)}"

@@ -59,6 +59,36 @@ def test_flatten_with_defaults_is_one_dimensional(shape):
     assert torch.equal(t.flatten(), out), "Tensor.flatten and torch.flatten disagree"
 
 
+# -- cat and stack ---------------------------------------------------------------------
+
+
+@pytest.mark.claim("tensor.cat-vs-stack")
+def test_note_example_three_10x5_tensors():
+    parts = [torch.randn(10, 5) for _ in range(3)]
+    assert torch.cat(parts, dim=0).shape == (30, 5)
+    assert torch.stack(parts, dim=0).shape == (3, 10, 5)
+
+
+@pytest.mark.claim("tensor.cat-vs-stack")
+@SPACE
+@given(shape=shapes(min_dims=1), k=st.integers(1, 4), data=st.data())
+def test_cat_grows_an_existing_axis_while_stack_adds_a_new_one(shape, k, data):
+    parts = [numbered(shape) + 100 * i for i in range(k)]
+    d = data.draw(dim_of(len(shape)), label="cat dim")
+    pos = d % len(shape)
+    cat = torch.cat(parts, dim=d)
+    assert cat.shape == shape[:pos] + (k * shape[pos],) + shape[pos + 1 :], f"cat(dim={d}) gave {tuple(cat.shape)}"
+    for i, p in enumerate(parts):
+        assert torch.equal(cat.narrow(pos, i * shape[pos], shape[pos]), p)
+
+    s = data.draw(new_dim_of(len(shape)), label="stack dim")
+    spos = s if s >= 0 else s + len(shape) + 1
+    stacked = torch.stack(parts, dim=s)
+    assert stacked.shape == shape[:spos] + (k,) + shape[spos:], f"stack(dim={s}) gave {tuple(stacked.shape)}"
+    for i, p in enumerate(parts):
+        assert torch.equal(stacked.select(spos, i), p)
+
+
 # -- None indexing and unsqueeze -------------------------------------------------------
 
 
@@ -211,36 +241,6 @@ def test_permute_needs_every_axis_exactly_once():
         t.permute(1, 0)
     with pytest.raises(RuntimeError, match="duplicate dims|repeated dim"):
         t.permute(0, 0, 1)
-
-
-# -- cat and stack ---------------------------------------------------------------------
-
-
-@pytest.mark.claim("tensor.cat-vs-stack")
-def test_note_example_three_10x5_tensors():
-    parts = [torch.randn(10, 5) for _ in range(3)]
-    assert torch.cat(parts, dim=0).shape == (30, 5)
-    assert torch.stack(parts, dim=0).shape == (3, 10, 5)
-
-
-@pytest.mark.claim("tensor.cat-vs-stack")
-@SPACE
-@given(shape=shapes(min_dims=1), k=st.integers(1, 4), data=st.data())
-def test_cat_grows_an_existing_axis_while_stack_adds_a_new_one(shape, k, data):
-    parts = [numbered(shape) + 100 * i for i in range(k)]
-    d = data.draw(dim_of(len(shape)), label="cat dim")
-    pos = d % len(shape)
-    cat = torch.cat(parts, dim=d)
-    assert cat.shape == shape[:pos] + (k * shape[pos],) + shape[pos + 1 :], f"cat(dim={d}) gave {tuple(cat.shape)}"
-    for i, p in enumerate(parts):
-        assert torch.equal(cat.narrow(pos, i * shape[pos], shape[pos]), p)
-
-    s = data.draw(new_dim_of(len(shape)), label="stack dim")
-    spos = s if s >= 0 else s + len(shape) + 1
-    stacked = torch.stack(parts, dim=s)
-    assert stacked.shape == shape[:spos] + (k,) + shape[spos:], f"stack(dim={s}) gave {tuple(stacked.shape)}"
-    for i, p in enumerate(parts):
-        assert torch.equal(stacked.select(spos, i), p)
 
 
 # -- vstack and hstack -----------------------------------------------------------------

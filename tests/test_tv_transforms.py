@@ -300,6 +300,15 @@ def test_contrast_adjustment_of_a_float_tensor_clamps_to_0_1(float_image):
     assert jittered.min().item() >= 0.0 and jittered.max().item() <= 1.0
 
 
+@pytest.mark.claim("tv.val-transform", "tv.train-transform-pipeline")
+@pytest.mark.parametrize("size", [pytest.param(224, id="int"), pytest.param((200, 300), id="pair-h-w")])
+def test_center_and_random_resized_crops_output_the_requested_size(rgb_image, size):
+    h, w = (size, size) if isinstance(size, int) else size
+    big = T.Resize(320)(rgb_image)
+    assert T.CenterCrop(size)(big).size == (w, h)
+    assert T.RandomResizedCrop(size)(rgb_image).size == (w, h)
+
+
 # --- tv.val-transform ------------------------------------------------------------------
 
 
@@ -317,15 +326,6 @@ def test_val_pipeline_gives_a_normalised_3x224x224_tensor(rgb_image):
     assert resized.size == (426, 256), "Resize(256) keeps the aspect ratio; the crop makes it square"
     unnormalized = out * torch.tensor(IMAGENET_STD).view(3, 1, 1) + torch.tensor(IMAGENET_MEAN).view(3, 1, 1)
     assert_close(unnormalized, T.ToTensor()(T.CenterCrop(224)(resized)))
-
-
-@pytest.mark.claim("tv.val-transform", "tv.train-transform-pipeline")
-@pytest.mark.parametrize("size", [pytest.param(224, id="int"), pytest.param((200, 300), id="pair-h-w")])
-def test_center_and_random_resized_crops_output_the_requested_size(rgb_image, size):
-    h, w = (size, size) if isinstance(size, int) else size
-    big = T.Resize(320)(rgb_image)
-    assert T.CenterCrop(size)(big).size == (w, h)
-    assert T.RandomResizedCrop(size)(rgb_image).size == (w, h)
 
 
 # --- tv.import-utils-make-grid ---------------------------------------------------------

@@ -72,16 +72,19 @@ def test_the_workflow_reads_its_torch_jobs_from_tox_inis_one_list_of_releases():
     assert json.loads(out.stdout) == tox_torch_envs()["label matrix"] == [r.env for r in releases.releases()]
 
 
-ADDED = """    torch2.99: torch==2.99.0
-    torch2.99: torchvision==0.99.0
+ADDED = """    torch2.99: EXPECT_TORCH = 2.99.0
+    torch2.99: EXPECT_TV = 0.99.0
+    torch2.99: NUMPY = 2.4.6
+    torch2.99: PILLOW = 13.0.0
 """
 
 
 def test_a_torch_env_outside_the_one_list_or_a_job_list_of_the_workflows_own_is_caught():
     tox_text = TOX_INI.read_text(encoding="utf-8")
     wf_text = WORKFLOW.read_text(encoding="utf-8")
-    # an env whose deps exist but that the matrix label forgot
-    half = tox_text.replace("    torch2.14: -r requirements.txt\n", "    torch2.14: -r requirements.txt\n" + ADDED)
+    # a release whose row exists but that the matrix label forgot
+    row = "    torch2.15: PILLOW = 13.0.0\n"
+    half = tox_text.replace(row, row + ADDED)
     assert half != tox_text
     assert any("deps/set_env factors has ['torch2.99'] more" in p for p in drift(half, wf_text))
     # a workflow that lists its torch jobs itself again (the list that drifted)

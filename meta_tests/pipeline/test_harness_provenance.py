@@ -267,3 +267,76 @@ def test_rekey_gives_evidence_under_the_earlier_hash_the_new_one_only_where_the_
     assert after[ids[1]]["source_hash"] == "0" * 16
     assert path.read_text().count("\n") > len(ids), "the evidence file keeps its one-line-per-test layout"
     assert provenance.rekey_file(tmp_path, path)["rekeyed"] == [], "a second re-key finds nothing to do"
+
+
+def _stamped(root, nodeids):
+    return {n: {"claims": ["t.a"], "outcome": "passed", "source_hash": provenance.test_hash(root, n)} for n in nodeids}
+
+
+def test_rename_moves_a_renamed_files_evidence_and_its_hashes_stay_valid(tmp_path, capsys):
+    """`rename OLD NEW` after `git mv`: the file's records move to the new node IDs, other files'
+    records stay, and every moved hash matches the test at its new path (the hash names no path).
+    Red in a world where rename moves nothing, moves another file's records (a bare prefix match:
+    tests/test_m.py is a prefix of tests/test_m.pyx), or where the hash depends on the path."""
+    (tmp_path / "tests").mkdir()
+    before = tmp_path / "tests" / "test_m.py"
+    before.write_text(textwrap.dedent(MODULE))
+    (tmp_path / "tests" / "test_m.pyx").write_text(textwrap.dedent(MODULE))
+    ids = ["tests/test_m.py::test_uses_helper[1]", "tests/test_m.py::test_other",
+           "tests/test_m.py::TestGroup::test_method"]
+    tests = dict(sorted(_stamped(tmp_path, ids + ["tests/test_m.pyx::test_other"]).items()))
+    path = tmp_path / "evidence.json"
+    disagreements = [{"nodeid": ids[1]}]
+    path.write_text(json.dumps({"about": "a column", "schema": 3, "disagreements": disagreements, "tests": tests}))
+    before.rename(tmp_path / "tests" / "test_n.py")
+    assert provenance.main(["rename", "tests/test_m.py", "tests/test_n.py", str(path)]) == 0
+    assert "moved 3 record(s)" in capsys.readouterr().out
+    doc = json.loads(path.read_text())
+    new_ids = [n.replace("test_m.py", "test_n.py") for n in ids]
+    assert sorted(doc["tests"]) == sorted(new_ids + ["tests/test_m.pyx::test_other"]), sorted(doc["tests"])
+    assert list(doc["tests"]) == sorted(doc["tests"]), "committed evidence stays sorted by node ID"
+    assert doc["disagreements"] == [{"nodeid": new_ids[1]}]
+    for old, new in zip(ids, new_ids, strict=True):
+        assert doc["tests"][new]["source_hash"] == tests[old]["source_hash"] == provenance.test_hash(tmp_path, new), (
+            f"{old} -> {new}: hash {doc['tests'][new]['source_hash']}, now {provenance.test_hash(tmp_path, new)}")
+    assert path.read_text().count("\n") > len(ids), "the evidence file keeps its one-line-per-test layout"
+
+
+def test_rename_of_one_test_moves_its_records_and_a_test_moved_without_its_helper_reads_stale(tmp_path):
+    """`rename FILE::TEST FILE2::TEST` moves that test's records (each parametrized case) and its
+    claims' node IDs in a report; a test moved beside another helper of the same name no longer
+    matches its hash (stale), one moved with its helper does. Red in a world where a node-ID rename
+    also moves test_uses_helper_more (a prefix), or where the records move without their claims' IDs."""
+    (tmp_path / "tests").mkdir()
+    source = textwrap.dedent(MODULE) + "\n\ndef test_uses_helper_more():\n    assert helper(4) == 2\n"
+    (tmp_path / "tests" / "test_m.py").write_text(source)
+    ids = ["tests/test_m.py::test_uses_helper[1]", "tests/test_m.py::test_uses_helper[2]",
+           "tests/test_m.py::test_uses_helper_more"]
+    tests = _stamped(tmp_path, ids)
+    doc = {"schema": 3, "claims": [{"id": "t.a", "tests": [{"nodeid": n} for n in ids], "figures": [{"test": ids[0]}]}],
+           "tests": tests}
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(doc))
+    moved = provenance.rename_file(path, "tests/test_m.py::test_uses_helper", "tests/test_o.py::test_uses_helper")
+    assert moved == ids[:2]
+    after = json.loads(path.read_text())
+    new = [n.replace("test_m.py", "test_o.py") for n in ids[:2]]
+    assert sorted(after["tests"]) == sorted(new + ids[2:])
+    assert [t["nodeid"] for t in after["claims"][0]["tests"]] == new + ids[2:]
+    assert after["claims"][0]["figures"] == [{"test": new[0]}]
+    (tmp_path / "tests" / "test_o.py").write_text(source)  # moved with its helpers: the same hash
+    assert provenance.test_hash(tmp_path, new[0]) == tests[ids[0]]["source_hash"]
+    (tmp_path / "tests" / "test_o.py").write_text(source.replace("return x * P", "return x * P * 2"))
+    assert provenance.stale(after["tests"][new[0]], provenance.stamp(tmp_path, {}, new[0], []), "t.a"), (
+        "a test moved beside a different helper must read stale")
+
+
+def test_rename_refuses_to_overwrite_evidence_under_the_new_name(tmp_path, capsys):
+    ids = ["tests/test_m.py::test_other", "tests/test_n.py::test_other"]
+    path = tmp_path / "evidence.json"
+    text = json.dumps({"about": "a column", "schema": 3, "tests": {n: {"outcome": "passed"} for n in ids}})
+    path.write_text(text)
+    assert provenance.main(["rename", "tests/test_m.py", "tests/test_n.py", str(path)]) == 1
+    assert "exist under the new name already" in capsys.readouterr().err
+    assert path.read_text() == text, "nothing is written when a record would be lost"
+    assert provenance.main(["rename", "tests/test_m.py", "tests/test_n.py::test_other", str(path)]) == 2

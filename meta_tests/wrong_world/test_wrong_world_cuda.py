@@ -48,7 +48,7 @@ torch.Tensor.scatter_add_ = scatter_add_
 
 @pytest.mark.needs(gpus=1)
 def test_deterministic_cuda_scatter_add_turns_seed_reproducible_red(run_spec):
-    run = run_spec("tests/test_seeds.py", "--claim", "cuda.seed-reproducible", "-m", "gpu",
+    run = run_spec("tests/test_cuda_seeds.py", "--claim", "cuda.seed-reproducible", "-m", "gpu",
                    patch=DETERMINISTIC_SCATTER_ADD)
     assert_goes_red(run, "cuda.seed-reproducible", "agreed bit for bit")
 

@@ -63,7 +63,7 @@ torch.Tensor.__matmul__ = __matmul__
 
 @pytest.mark.needs(gpus=1)
 def test_tf32_that_is_never_used_turns_tf32_speed_precision_red(run_spec):
-    run = run_spec("tests/test_cudnn_tf32.py", "--claim", "cudnn.tf32-speed-precision", "-m", "gpu",
+    run = run_spec("tests/test_cudnn.py", "--claim", "cudnn.tf32-speed-precision", "-m", "gpu",
                    "-k", "matmul_error", patch=MATMUL_IGNORES_ALLOW_TF32)
     assert_goes_red(run, "cudnn.tf32-speed-precision", "no TF32 kernel ran")
 
@@ -85,7 +85,7 @@ module.Conv2d._conv_forward = _conv_forward
 
 @pytest.mark.needs(gpus=1)
 def test_convolutions_that_vary_per_run_turn_deterministic_repro_red(run_spec):
-    run = run_spec("tests/test_seeds.py", "--claim", "cudnn.deterministic-repro", "-m", "gpu",
+    run = run_spec("tests/test_cudnn.py", "--claim", "cudnn.deterministic-repro", "-m", "gpu",
                    patch=CONV_NOISE_PER_RUN, timeout=600)
     assert_goes_red(run, "cudnn.deterministic-repro", "different results")
 

@@ -21,7 +21,7 @@ torch.load = load
 def test_serialization_claims_go_red_when_torch_load_drifts(run_spec):
     run = run_spec(
         "--claim", "serial.save-load-checkpoint-module", "--claim", "serial.map-location-cpu",
-        "-m", "cpu", "tests/test_serialization.py", patch=LOAD_WITHOUT_SAFETY_OR_MAP_LOCATION,
+        "-m", "cpu", "tests/test_serial.py", patch=LOAD_WITHOUT_SAFETY_OR_MAP_LOCATION,
     )
     assert_goes_red(run, "serial.save-load-checkpoint-module", "DID NOT RAISE")
     assert_goes_red(run, "serial.map-location-cpu", "Attempting to deserialize object on a CUDA device")

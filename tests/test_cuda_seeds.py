@@ -1,23 +1,18 @@
-"""Seeds and determinism: what torch / numpy seeding controls, and what it does not.
+"""Seeds: what torch / numpy seeding controls, and what it does not.
 
 Notes: 000_03e1e7bc9bbd04f1.txt › 2. 随机种子 (np.random.seed, torch.manual_seed,
-torch.cuda.manual_seed_all, cudnn.deterministic + benchmark); 002_d3afcdbaa9416717.txt › 固定随机种子.
+torch.cuda.manual_seed_all); 002_d3afcdbaa9416717.txt › 固定随机种子. The same section's
+cudnn.deterministic + benchmark lines are claim cudnn.deterministic-repro, in test_cudnn.py.
 
 cuda.seed-reproducible is decided on a GPU (the CPU runs that repeat bit for bit are supporting
-evidence: the note's point is CUDA). cudnn.deterministic-repro compares the note's two flags
-with a control (deterministic off, benchmark on), each side in fresh processes: cuDNN caches the
-algorithm it picked per process, so only separate runs show run-to-run differences.
+evidence: the note's point is CUDA).
 """
 import contextlib
-import json
-import sys
 
 import numpy as np
 import pytest
 import torch
 from torch import nn
-
-from fixtures import procs
 
 FLOAT32_UNIT_ROUNDOFF = 2.0**-24
 
@@ -164,77 +159,3 @@ def test_torch_seed_does_not_fix_numpy_draws():
     torch.manual_seed(0)
     b = np.random.rand(5)
     assert not np.array_equal(a, b), "seeding torch reset numpy's generator"
-
-
-# --- cudnn.deterministic-repro --------------------------------------------------------------------
-
-
-# One "training run" of convolutions, forward and backward, on shapes whose weight gradient
-# reduces over many rows (where cuDNN has atomic-add algorithms to choose from). It prints a
-# hash of each result per repeat: repeats inside a run reuse the cached algorithm, separate runs
-# pick it again (with benchmark=True by timing, which can differ from run to run).
-CONV_RUN = r"""
-import hashlib, json, sys
-import torch
-from torch import nn
-
-deterministic, benchmark = sys.argv[1] == "1", sys.argv[2] == "1"
-torch.backends.cudnn.deterministic = deterministic
-torch.backends.cudnn.benchmark = benchmark
-torch.manual_seed(0)
-torch.cuda.manual_seed_all(0)
-layers = [nn.Conv2d(64, 128, 3, padding=1), nn.Conv2d(16, 32, 5, padding=2), nn.Conv2d(3, 64, 7, stride=2)]
-inputs = [(64, 64, 14, 14), (256, 16, 28, 28), (32, 3, 64, 64)]
-hashes = []
-for _ in range(3):
-    digest = hashlib.sha256()
-    for conv, shape in zip(layers, inputs):
-        conv = conv.cuda()
-        conv.zero_grad()
-        torch.manual_seed(1)
-        x = torch.randn(*shape, device="cuda", requires_grad=True)
-        out = conv(x)
-        out.square().sum().backward()
-        for t in (out, x.grad, conv.weight.grad, conv.bias.grad):
-            digest.update(t.detach().cpu().numpy().tobytes())
-    hashes.append(digest.hexdigest())
-print(json.dumps({"hashes": hashes, "flags": [torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark]}))
-"""
-RUNS_PER_SIDE = 3
-
-
-def conv_runs(tmp_path, deterministic: bool, benchmark: bool) -> list:
-    """RUNS_PER_SIDE fresh processes (side by side, on this worker's GPU); their hashes in run order."""
-    script = tmp_path / "conv_run.py"
-    script.write_text(CONV_RUN)
-    side = f"det{int(deterministic)}-bench{int(benchmark)}"
-    commands = [(f"{side}-run{i}", [sys.executable, script, int(deterministic), int(benchmark)],
-                 procs.clean_env(gpus=1))
-                for i in range(RUNS_PER_SIDE)]
-    results = procs.run_group(commands, folder=tmp_path / side, timeout=240)
-    for r in results:
-        assert r.ok, r.describe()
-    docs = [json.loads(r.stdout.strip().splitlines()[-1]) for r in results]
-    assert all(d["flags"] == [deterministic, benchmark] for d in docs), docs
-    return [d["hashes"] for d in docs]
-
-
-@pytest.mark.claim("cudnn.deterministic-repro")
-@pytest.mark.needs(gpus=1, processes=True)
-def test_cudnn_deterministic_without_benchmark_repeats_runs_that_the_default_flags_may_not(
-    tmp_path, claim_inconclusive
-):
-    recipe = conv_runs(tmp_path, deterministic=True, benchmark=False)  # the note's two lines
-    control = conv_runs(tmp_path, deterministic=False, benchmark=True)  # the opposite of both
-    distinct = {h for run in recipe for h in run}
-    assert len(distinct) == 1, (
-        f"with deterministic=True, benchmark=False the convolutions gave {len(distinct)} different results "
-        f"over {RUNS_PER_SIDE} runs x 3 repeats: {recipe}"
-    )
-    control_distinct = {h for run in control for h in run}
-    if len(control_distinct) == 1:
-        # allowed: with the flags off cuDNN may still pick deterministic kernels on this GPU
-        claim_inconclusive(
-            f"the control (deterministic=False, benchmark=True) repeated too over {RUNS_PER_SIDE} runs: this "
-            "GPU/cuDNN picked deterministic algorithms either way, so the flags' effect was not visible"
-        )

@@ -1,7 +1,13 @@
-"""cuDNN and TF32 flags: their defaults per torch version, and what TF32 does to float32 precision.
+"""cuDNN and TF32 flags: their defaults per torch version, what cudnn.deterministic does to
+run-to-run repeatability, and what TF32 does to float32 precision.
 
 Notes: 002_d3afcdbaa9416717.txt › cuDNN benchmark 模式 (benchmark "默认False");
+000_03e1e7bc9bbd04f1.txt › 2. 随机种子 (cudnn.deterministic + benchmark);
 004_79576bb56bce5aea.txt › cuda (matmul.allow_tf32 and cudnn.allow_tf32 "defaults to True" since 1.7).
+
+cudnn.deterministic-repro compares the note's two flags with a control (deterministic off,
+benchmark on), each side in fresh processes: cuDNN caches the algorithm it picked per process,
+so only separate runs show run-to-run differences.
 
 Version boundaries:
 - torch 1.12 turned TF32 for matmul off by default (torch.backends.cuda.matmul.allow_tf32 False,
@@ -19,11 +25,14 @@ by FFT/Winograd. cuBLAS does use TF32 tensor cores for a large float32 matmul wh
 Ampere or later, so there "TF32 not used" is a failure.
 """
 import contextlib
+import json
 import re
+import sys
 
 import pytest
 import torch
 
+from fixtures import procs
 from fixtures.boundaries import MATMUL_TF32_OFF_SINCE
 from fixtures.gpu import relative_error, run_and_kernels, sm_name, tf32_hardware, used_tf32
 from fixtures.state_guard import FP32_PRECISION_API_SINCE  # torch 2.9 release: torch.backends.*.fp32_precision
@@ -56,6 +65,80 @@ def test_cudnn_benchmark_defaults_to_false():
     assert torch.backends.cudnn.deterministic is False
 
 
+# --- cudnn.deterministic-repro --------------------------------------------------------------------
+
+
+# One "training run" of convolutions, forward and backward, on shapes whose weight gradient
+# reduces over many rows (where cuDNN has atomic-add algorithms to choose from). It prints a
+# hash of each result per repeat: repeats inside a run reuse the cached algorithm, separate runs
+# pick it again (with benchmark=True by timing, which can differ from run to run).
+CONV_RUN = r"""
+import hashlib, json, sys
+import torch
+from torch import nn
+
+deterministic, benchmark = sys.argv[1] == "1", sys.argv[2] == "1"
+torch.backends.cudnn.deterministic = deterministic
+torch.backends.cudnn.benchmark = benchmark
+torch.manual_seed(0)
+torch.cuda.manual_seed_all(0)
+layers = [nn.Conv2d(64, 128, 3, padding=1), nn.Conv2d(16, 32, 5, padding=2), nn.Conv2d(3, 64, 7, stride=2)]
+inputs = [(64, 64, 14, 14), (256, 16, 28, 28), (32, 3, 64, 64)]
+hashes = []
+for _ in range(3):
+    digest = hashlib.sha256()
+    for conv, shape in zip(layers, inputs):
+        conv = conv.cuda()
+        conv.zero_grad()
+        torch.manual_seed(1)
+        x = torch.randn(*shape, device="cuda", requires_grad=True)
+        out = conv(x)
+        out.square().sum().backward()
+        for t in (out, x.grad, conv.weight.grad, conv.bias.grad):
+            digest.update(t.detach().cpu().numpy().tobytes())
+    hashes.append(digest.hexdigest())
+print(json.dumps({"hashes": hashes, "flags": [torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark]}))
+"""
+RUNS_PER_SIDE = 3
+
+
+def conv_runs(tmp_path, deterministic: bool, benchmark: bool) -> list:
+    """RUNS_PER_SIDE fresh processes (side by side, on this worker's GPU); their hashes in run order."""
+    script = tmp_path / "conv_run.py"
+    script.write_text(CONV_RUN)
+    side = f"det{int(deterministic)}-bench{int(benchmark)}"
+    commands = [(f"{side}-run{i}", [sys.executable, script, int(deterministic), int(benchmark)],
+                 procs.clean_env(gpus=1))
+                for i in range(RUNS_PER_SIDE)]
+    results = procs.run_group(commands, folder=tmp_path / side, timeout=240)
+    for r in results:
+        assert r.ok, r.describe()
+    docs = [json.loads(r.stdout.strip().splitlines()[-1]) for r in results]
+    assert all(d["flags"] == [deterministic, benchmark] for d in docs), docs
+    return [d["hashes"] for d in docs]
+
+
+@pytest.mark.claim("cudnn.deterministic-repro")
+@pytest.mark.needs(gpus=1, processes=True)
+def test_cudnn_deterministic_without_benchmark_repeats_runs_that_the_default_flags_may_not(
+    tmp_path, claim_inconclusive
+):
+    recipe = conv_runs(tmp_path, deterministic=True, benchmark=False)  # the note's two lines
+    control = conv_runs(tmp_path, deterministic=False, benchmark=True)  # the opposite of both
+    distinct = {h for run in recipe for h in run}
+    assert len(distinct) == 1, (
+        f"with deterministic=True, benchmark=False the convolutions gave {len(distinct)} different results "
+        f"over {RUNS_PER_SIDE} runs x 3 repeats: {recipe}"
+    )
+    control_distinct = {h for run in control for h in run}
+    if len(control_distinct) == 1:
+        # allowed: with the flags off cuDNN may still pick deterministic kernels on this GPU
+        claim_inconclusive(
+            f"the control (deterministic=False, benchmark=True) repeated too over {RUNS_PER_SIDE} runs: this "
+            "GPU/cuDNN picked deterministic algorithms either way, so the flags' effect was not visible"
+        )
+
+
 # --- cudnn.tf32-matmul-default / cudnn.tf32-cudnn-default --------------------------------
 
 
@@ -69,13 +152,6 @@ def test_matmul_tf32_default_is_false_since_torch_1_12():
     )
     if torch_at_least(MATMUL_TF32_OFF_SINCE):  # set_float32_matmul_precision arrived with the change
         assert torch.get_float32_matmul_precision() == "highest"
-
-
-@pytest.mark.claim("cudnn.tf32-cudnn-default")
-def test_cudnn_tf32_default_is_true():
-    assert torch.backends.cudnn.allow_tf32 is True, (
-        f"cudnn.allow_tf32 = {torch.backends.cudnn.allow_tf32}, expected the default True"
-    )
 
 
 @pytest.mark.claim("cudnn.tf32-matmul-default", "cudnn.tf32-cudnn-default")
@@ -109,6 +185,13 @@ def test_matmul_allow_tf32_and_float32_matmul_precision_are_one_setting(precisio
         assert torch.backends.cuda.matmul.allow_tf32 is False
     torch.backends.cuda.matmul.allow_tf32 = not flag
     assert torch.get_float32_matmul_precision() == ("highest" if flag else "high")
+
+
+@pytest.mark.claim("cudnn.tf32-cudnn-default")
+def test_cudnn_tf32_default_is_true():
+    assert torch.backends.cudnn.allow_tf32 is True, (
+        f"cudnn.allow_tf32 = {torch.backends.cudnn.allow_tf32}, expected the default True"
+    )
 
 
 # --- cudnn.tf32-speed-precision: precision (speed: test_benchmarks_gpu.py) ---------------
