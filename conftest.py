@@ -33,10 +33,10 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     """The last thing a pytest process of the suite does: freeze the garbage collector's view of
     the heap. The interpreter's final collection would walk torch's and torchvision's whole object
-    graph, 0.6 s of the 0.75 s that a process which imported them takes to exit on a 2-core
-    machine (the controller, each xdist worker and the serial benchmark step pay it). Reports and
-    logs are written and closed by now; objects are still released as the modules are torn down,
-    only cyclic garbage left at exit is not collected."""
+    graph, most of the time a process that imported them takes to exit (the controller, each xdist
+    worker and the serial benchmark step would pay it). Reports and logs are written and closed by
+    then; objects are still released as the modules are torn down, only cyclic garbage left at exit
+    is not collected."""
     gc.freeze()
 
 

@@ -87,14 +87,14 @@ def test_a_torch_env_outside_the_one_list_or_a_job_list_of_the_workflows_own_is_
     half = tox_text.replace(row, row + ADDED)
     assert half != tox_text
     assert any("deps/set_env factors has ['torch2.99'] more" in p for p in drift(half, wf_text))
-    # a workflow that lists its torch jobs itself again (the list that drifted)
+    # a workflow that lists its torch jobs itself (a second list, free to drift from the label)
     static = wf_text.replace(f"env: {DYNAMIC}", "env:\n          - torch1.13\n          - torch2.14")
     assert static != wf_text
     assert [p for p in drift(tox_text, static) if "lists its torch environments itself" in p]
     # a gpu job for an env tox.ini does not have
     gone = wf_text.replace("tox run -e torch2.14", "tox run -e torch2.98")
     assert "the workflow runs `tox run -e torch2.98`, which tox.ini does not have" in drift(tox_text, gone)
-    # a releases job that no longer reads the list
+    # a releases job that does not read the list
     blind = wf_text.replace(READS_THE_LIST, "echo '[]'")
     assert f"no step of the releases job runs `{READS_THE_LIST}`" in drift(tox_text, blind)
 

@@ -416,7 +416,7 @@ def test_each_columns_evidence_is_committed_small_and_rebuilds_the_same_page(pro
     stamps = {p: p.stat().st_mtime_ns for p in folder.iterdir()}
     m, md2, page2 = proj.build()
     assert [c.label for c in m.columns] == ["2.0.1", "2.6.0", f"2.6.0 \u00b7 {H100}"]
-    # the inputs differ (three local reports then, three committed files now); the bytes do not
+    # the inputs differ (three local reports in the first build, three committed files in this one); the bytes do not
     assert md2 == md, "the committed evidence alone rebuilds the same Markdown, byte for byte"
     assert page2 == page, "the committed evidence alone rebuilds the same page, byte for byte"
     assert {p: p.stat().st_mtime_ns for p in folder.iterdir()} == stamps, "unchanged evidence is not rewritten"
@@ -426,8 +426,8 @@ def test_each_columns_evidence_is_committed_small_and_rebuilds_the_same_page(pro
 def test_a_gpu_column_of_an_older_release_sits_in_its_own_lane_after_the_cpu_columns(proj):
     """The range view's lane headers (CPU, each GPU model) span the version headers of their own
     columns: a GPU run of 2.6.0 beside CPU runs up to 2.7.1 comes after every CPU column, in the
-    version row, the lanes, the cells and the grid alike (sorted by release first, the GPU's 2.6.0
-    sat between the CPU's 2.6.0 and 2.7.1 while its lane header stood over 2.7.1)."""
+    version row, the lanes, the cells and the grid alike (red in a world that sorts by release first:
+    the GPU's 2.6.0 sits between the CPU's 2.6.0 and 2.7.1 while its lane header stands over 2.7.1)."""
     proj.claim("optim.a")
     paths = [proj.report(f"torch-{v}.json", v, {"optim.a": "passed"}) for v in ("2.0.1", "2.6.0", "2.7.1")]
     paths.append(proj.report("torch-2.6.0-gpu.json", "2.6.0", {"optim.a": "passed"}, device=H100))
@@ -515,7 +515,7 @@ def test_the_evidence_of_a_deleted_test_file_is_dropped_and_said(proj, capsys):
 
 def test_a_renamed_test_leaves_the_matrix_its_evidence_and_its_verdict(proj, capsys):
     """A test renamed since its column was measured decides nothing and no rendering lists it (red
-    where only a deleted file drops evidence: the old name stayed a deciding test on the page)."""
+    where only a deleted file drops evidence: the old name stays a deciding test on the page)."""
     proj.claim("optim.a", "refuted")
     proj.claim("optim.b")
     proj.build(proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed", "optim.b": "passed"}))

@@ -273,7 +273,7 @@ def test_the_committed_matrix_page_fits_1366x768_and_loads_cleanly(page, tmp_pat
     assert page.errors == []
 
 
-# --- finding claims, reading order, layout at every width (issue 21) --------------------------
+# --- finding claims, reading order, layout at every width -------------------------------------
 
 WIDTHS = (800, 1366, 1920)
 SCREENSHOTS = os.environ.get("MATRIX_SCREENSHOTS")  # a folder: write screenshot-<width>.png there

@@ -28,8 +28,8 @@ WELL_FORMED = [
 ]
 VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
 COMPARERS = {"torch_at_least", "transformers_at_least", "parse", "in_range"}
-# Ranges whose cause another issue writes (rule35, issue 35, rewrites these two claims into the
-# note's polarity with their version facts and causes): remove an entry once its cause is there.
+# Claims exempt from the cause rules while their standings are rewritten (in the note's polarity,
+# with their version facts and causes): remove an entry once its cause is there.
 PENDING: set[str] = set()
 
 

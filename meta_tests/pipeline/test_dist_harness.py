@@ -276,7 +276,7 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
     # the stuck code is named in the stacks written at the kill (one process aborted at a time, so
     # whole stacks, not interleaved in the shared stderr). Not every rank's: once the spawn parent is
     # aborted first, a rank can be on its way out (its main thread in multiprocessing's exit path,
-    # the signal taken by a gloo thread), as a fresh clone's CI run showed once
+    # the signal taken by a gloo thread)
     stacks = str(lost.value)
     assert "in _run_section\n" in stacks, f"the stuck ranks' stacks in:\n{stacks}"
     assert stacks.count("Fatal Python error: Aborted") >= procs.WORLD_SIZE, f"fewer stacks than ranks in:\n{stacks}"

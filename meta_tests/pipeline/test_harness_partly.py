@@ -27,7 +27,7 @@ def test_vocabulary_is_spelt_once():
     assert inventory.STANDINGS is verdicts.STANDINGS
     assert verdicts.VERDICT_ORDER[:3] == verdicts.STANDINGS
     assert "partly" in verdicts.DECIDED
-    assert report.VERDICT_ORDER is verdicts.VERDICT_ORDER  # re-exported for harness/matrix.py
+    assert report.VERDICT_ORDER is verdicts.VERDICT_ORDER  # the report's name for the one tuple, not a copy
     assert report.SCHEMA == 3
     assert set(report.MERGEABLE_SCHEMAS) == {2, 3}
 

@@ -218,7 +218,7 @@ def test_a_decorator_edit_stales_evidence_and_a_comment_or_a_role_does_not(tmp_p
 
 def test_every_spec_test_hashes_the_same_after_its_comments_and_docstrings_are_removed(tmp_path):
     """What a linter's fixes and a formatter change (comments, docstrings, spacing, line breaks) leaves
-    every test of the spec with its hash, so tests/ can be brought under ruff: each spec module is
+    every test of the spec with its hash, so ruff's fixes in tests/ stale no evidence: each spec module is
     written again from its syntax tree (ast.unparse: no comments, other quotes and line breaks,
     docstrings dropped) and every test function must hash as before."""
     import ast

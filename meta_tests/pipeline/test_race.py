@@ -4,12 +4,12 @@ Each xdist worker produces the launches and worlds of the distributed claims in 
 thread while its other tests run. pytest iterates `logging`'s logger dict, unlocked, as every
 test phase starts (_pytest.logging.catching_logs); a module imported in the background thread
 creates loggers (torch.distributed.run imports torch.distributed.elastic: 18 of them) and
-modules, and the test beside it failed with "dictionary changed size during iteration" (once,
-in a fresh environment whose bytecode was not compiled yet: the import took long enough).
-The cause is removed: the thread imports nothing (what a producer needs is imported by its
-`prepare` in the main thread). The first test checks exactly that; the stress test runs the CPU
-spec 10 times beside a CPU burner (SPEC_STRESS=1: it takes 10 times the CPU spec, so CI does not
-run it; the first test guards the cause in every CI run).
+modules, and the test beside it can fail with "dictionary changed size during iteration" (rarely:
+the import must last long enough, as in a fresh environment whose bytecode is not compiled yet).
+So the thread imports nothing (what a producer needs is imported by its `prepare` in the main
+thread). The first test checks exactly that; the stress test runs the CPU spec 10 times beside a
+CPU burner (SPEC_STRESS=1: it takes 10 times the CPU spec, so CI does not run it; the first test
+guards the cause in every CI run).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Wrong-world checks for the dtype claims: in a torch patched so that the claim's stated behaviour
 differs, the claim's tests must go red, for the reason their assertions give.
 
-    the note's world for the image recipes (issue 11 §2): fromarray takes H x W x 1 as grayscale,
+    the note's world for the image recipes: fromarray takes H x W x 1 as grayscale,
       permute(2, 0, 1) of an H x W tensor reads it as H x W x 1, to_tensor scales every image
                                                           -> dtype.pil-from-tensor, dtype.to-pil-image-equivalence,
                                                              dtype.pil-to-tensor-manual, dtype.to-tensor-func red

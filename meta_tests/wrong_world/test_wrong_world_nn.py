@@ -5,8 +5,8 @@ would, and the claim's tests must go red.
     nn.Linear that ignores its bias, and an nn.ModuleList that keeps its layers unregistered
                                                           -> nn.linear-weight-orientation, nn.modulelist-registers red
 
-nn.lstm-signature and nn.load-state-dict-strict-false are checked in the claim audit's world
-(test_wrong_world_autograd.py) and, as partly claims, in test_wrong_world_dtype.py;
+nn.lstm-signature and nn.load-state-dict-strict-false are checked in test_wrong_world_autograd.py's
+run of four worlds where the note would be right and, as partly claims, in test_wrong_world_dtype.py;
 nn.embedding-shape there too.
 """
 import pytest
