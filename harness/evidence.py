@@ -85,6 +85,7 @@ class ClaimEntry(TypedDict):
     topic: str
     claim: str
     added: bool
+    split_from: str | None
     source: list[str]
     checklist_needs: list[str]
     decided_by: str

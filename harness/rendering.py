@@ -3,7 +3,7 @@
 with the one formatter of a measured figure (figure_text()) that the matrix uses too."""
 from __future__ import annotations
 
-from harness.verdicts import ADDED, SKIPPED, WITH_CORRECTION, named_tests
+from harness.verdicts import SKIPPED, WITH_CORRECTION, named_tests, shown_text
 
 
 def summary_lines(doc: dict) -> list[str]:
@@ -135,7 +135,7 @@ def render_markdown(doc: dict) -> str:
             for why in c.get("causes") or []:  # reports written before causes existed have none
                 note = f"{note + ' · ' if note else ''}{why['range']}, why: {why['cause']}"
             evidence = f"{_evidence(c)} (decided by {c['decided_by']})"
-            text = f"{c['claim']} {ADDED}" if c.get("added") else c["claim"]
+            text = shown_text(c["claim"], c.get("added"), c.get("split_from"))
             out.append(f"| `{c['id']}` | {_cell(text)} | **{c['verdict']}** | {_cell(note)} "
                        f"| {_cell(evidence)} |")
         out.append("")

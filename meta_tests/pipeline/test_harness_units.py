@@ -42,7 +42,19 @@ def test_real_inventory_loads_and_holds_every_checklist_id():
     assert len(ids) == 331
     assert ids <= set(inv.claims), f"missing from the inventory: {sorted(ids - set(inv.claims))}"
     extra = {cid for cid in inv.claims if cid not in ids}
-    assert all(inv[cid].added for cid in extra), f"claims not in the checklist must say added = true: {extra}"
+    unmarked = {cid for cid in extra if not (inv[cid].added or inv[cid].split_from in ids)}
+    assert not unmarked, f"claims not in the checklist must say added = true, or split_from a checklist ID: {unmarked}"
+
+
+def test_a_split_claim_reads_split_from_its_row_never_added_by_this_project():
+    """Rules 4 and 5: a note's own sentence split off a merged checklist row is no project addition."""
+    inv = inventory.load()
+    split = {cid: c.split_from for cid, c in inv.claims.items() if c.split_from}
+    assert split.get("dist.ddp-loss-sync") == "dist.ddp-grad-average", split
+    assert not any(inv[cid].added for cid in split), split
+    assert verdicts.shown_text("c", split_from="t.b") == "c (split from t.b)"
+    assert verdicts.shown_text("c", added=True) == f"c {verdicts.ADDED}"
+    assert verdicts.shown_text("c") == "c"
 
 
 @pytest.mark.parametrize(
@@ -59,6 +71,10 @@ def test_real_inventory_loads_and_holds_every_checklist_id():
         pytest.param(CLAIM.replace('decided_by = "cpu"\n', ""), "missing 'decided_by'", id="no-decided-by"),
         pytest.param(CLAIM.replace('decided_by = "cpu"', 'decided_by = "tpu"'), "decided_by must be one of",
                      id="unknown-decided-by"),
+        pytest.param(CLAIM + 'added = true\nsplit_from = "t.b"\n' + CLAIM.replace('"t.a"', '"t.b"'),
+                     "split_from and added exclude each other", id="added-and-split"),
+        pytest.param(CLAIM + 'split_from = "t.gone"\n', "which is no other claim", id="split-from-unknown"),
+        pytest.param(CLAIM + 'split_from = "t.a"\n', "which is no other claim", id="split-from-itself"),
         pytest.param(
             CLAIM + '[[claim.standing]]\nbefore = "2.0"\nverdict = "holds"\n'
             '[[claim.standing]]\nsince = "2.1"\nverdict = "refuted"\ncorrection = "c"\n',
