@@ -8,8 +8,13 @@ import random
 import pytest
 from hypothesis import HealthCheck, settings
 
+# fixtures.procs is a package: its modules that hold fixtures or session hooks are plugins, named one
+# by one. Importing the first imports the package, whose __init__ imports the others: the package is
+# marked for assertion rewriting before that, as a listed plugin module would be
+pytest.register_assert_rewrite("fixtures.procs")
 pytest_plugins = ["fixtures.needs", "harness.claims_plugin", "fixtures.state_guard", "fixtures.images", "fixtures.gpu",
-                  "fixtures.threads", "fixtures.procs", "fixtures.bench"]
+                  "fixtures.threads", "fixtures.procs.session", "fixtures.procs.workers", "fixtures.procs.worlds",
+                  "fixtures.bench"]
 
 # "ci" is derandomized: the claims report must not depend on the luck of the draw.
 settings.register_profile(

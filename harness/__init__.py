@@ -4,13 +4,19 @@
     verdicts     the verdict words and verdict_for(), the only place a verdict is decided (torch-free)
     provenance   source and claim hashes: evidence from an older test or claim decides nothing
     probe        the environment a run had (torch, GPUs, preflight) and its fingerprint
-    report       reports/claims.json and .md: build, merge, atomic write under a lock
-    claims_plugin  the pytest plugin that records each linked test's outcome and writes the report
+    evidence     the evidence types (test record, run, claim entry), the one rule that merges
+                 records, what a run selected, notes as (label, text)
+    report       the claims report built from records, a run's records merged into it
+    storage      reports/claims.json on disk: load, lock, move aside, atomic write
+    rendering    the report's text: the terminal summary, a line per claim, claims.md
+    session      ClaimsRun, a run's state and hooks: records each linked test's outcome, writes the report
+    claims_plugin  the pytest plugin: options, ClaimsRun's registration, the figure fixtures
     stash        what the needs marker (fixtures/needs.py) leaves on each test item for the plugin
     matrix/      docs/matrix/: every cell recomputed from committed evidence with the current inventory
     versions, note_order, speed, timeline, expect_torch: version parsing, the notes' section order,
                  the suite's own timing tools, tox's check of the installed torch
 
-Arrows point one way: inventory -> verdicts -> report -> claims_plugin -> matrix, and nothing here
+Arrows point one way: inventory -> verdicts -> evidence -> report, storage, rendering -> session ->
+claims_plugin, and the matrix reads evidence, report, storage and rendering; nothing here
 imports fixtures/ (the helpers that test bodies import, which may use this package).
 """

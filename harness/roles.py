@@ -6,7 +6,8 @@ A claim's test declares its role on the marker, `@pytest.mark.claim("ID", decide
     left-out  a condition the note leaves out, where its statement fails (the second half of partly)
     wrong     the case the note states is wrong: the test asserts the true behaviour instead
 
-`half="holding"` / `half="failing"` (the older spelling for partly claims) mean `holds` / `left-out`.
+`half="holding"` / `half="failing"`, the spelling of a partly claim's tests (the report lists each
+half's tests from it), mean `holds` / `left-out`.
 A test that declares nothing takes its role from the claim's standing for the torch it ran on:
 `holds` under a holds standing, `wrong` under a refuted one (a version-dependent test asserts
 each side of the boundary, so its role follows the range); under a partly standing a test must

@@ -80,7 +80,7 @@ def _modify_saved_output_through_a_view(b):
     b[1:].mul_(2)
 
 
-@pytest.mark.claim("autograd.inplace-check")
+@pytest.mark.claim("autograd.inplace-check", half="holding")
 @pytest.mark.parametrize(
     "modify",
     [
@@ -95,7 +95,7 @@ def test_inplace_change_of_a_saved_tensor_makes_backward_raise(modify):
         b.sum().backward()
 
 
-@pytest.mark.claim("autograd.inplace-check")
+@pytest.mark.claim("autograd.inplace-check", half="holding")
 def test_inplace_input_of_mul_saved_for_backward_raises():
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 1  # a non-leaf copy that mul will save
@@ -106,7 +106,7 @@ def test_inplace_input_of_mul_saved_for_backward_raises():
         out.sum().backward()
 
 
-@pytest.mark.claim("autograd.inplace-check")
+@pytest.mark.claim("autograd.inplace-check", half="failing")
 def test_write_through_numpy_of_a_detached_alias_escapes_the_check_and_corrupts_the_gradient():
     # reference: the same sigmoid graph with an honest in-place write through detach()
     a, b = _sigmoid_graph()
@@ -127,7 +127,7 @@ def test_write_through_numpy_of_a_detached_alias_escapes_the_check_and_corrupts_
     assert torch.equal(a.grad, torch.zeros(3)), f"gradient {a.grad}, expected the corrupted 0 (true: {true_grad})"
 
 
-@pytest.mark.claim("autograd.inplace-check")
+@pytest.mark.claim("autograd.inplace-check", half="holding")
 def test_inplace_op_that_backward_does_not_need_completes_with_the_right_gradient():
     a = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
     b = a + 1  # AddBackward saves no tensor
@@ -332,7 +332,7 @@ def test_the_correct_spelling_requires_grad_does_freeze():
     assert layer.weight.grad is None and torch.equal(layer.weight, before)
 
 
-@pytest.mark.claim("autograd.requires-grad-false-semantics")
+@pytest.mark.claim("autograd.requires-grad-false-semantics", half="holding")
 def test_frozen_weight_still_takes_part_in_backward_but_step_leaves_it_unchanged():
     net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
     reference = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
@@ -356,7 +356,7 @@ def test_frozen_weight_still_takes_part_in_backward_but_step_leaves_it_unchanged
     assert not torch.equal(net[0].weight, reference[0].weight), "the trainable layer did not move"
 
 
-@pytest.mark.claim("autograd.requires-grad-false-semantics")
+@pytest.mark.claim("autograd.requires-grad-false-semantics", half="failing")
 def test_a_frozen_first_layer_records_nothing_for_the_backward_pass():
     net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
     x = torch.randn(5, 4)

@@ -141,6 +141,29 @@ def test_vmap_jacrev_stacks_per_sample_jacobians():
         assert_close(jac[i], torch.autograd.functional.jacobian(f, x[i]))
 
 
+@pytest.mark.claim("autograd.jacrev-same-as-jacobian", decides="holds")
+@pytest.mark.needs(min_torch=TORCH_FUNC)
+def test_jacrev_returns_the_jacobian_that_autograd_functional_jacobian_returns():
+    from torch.func import jacrev
+
+    f, w, b = _per_sample_net()
+    v = torch.randn(FEATURE_DIM, dtype=torch.float64)
+    by_jacrev, by_jacobian = jacrev(f)(v), torch.autograd.functional.jacobian(f, v)
+    assert by_jacrev.shape == by_jacobian.shape == (OUTPUT_DIM, FEATURE_DIM), (by_jacrev.shape, by_jacobian.shape)
+    assert_close(by_jacrev, by_jacobian)
+    assert_close(by_jacrev, _analytic_jacobian(w, b, v))
+
+    # a matrix input and a matrix output: both lay the result out as output shape + input shape
+    m = torch.randn(2, FEATURE_DIM, dtype=torch.float64)
+
+    def g(a):
+        return torch.sin(a.T @ a)
+
+    by_jacrev, by_jacobian = jacrev(g)(m), torch.autograd.functional.jacobian(g, m)
+    assert by_jacrev.shape == by_jacobian.shape == (FEATURE_DIM, FEATURE_DIM, 2, FEATURE_DIM)
+    assert_close(by_jacrev, by_jacobian)
+
+
 @pytest.mark.claim("autograd.jacobian-in-vmap")
 @pytest.mark.needs(min_torch=TORCH_FUNC)
 def test_autograd_functional_jacobian_fails_inside_vmap_while_jacrev_works():

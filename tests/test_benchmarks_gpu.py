@@ -13,7 +13,7 @@ threshold, and is inconclusive (not failed) when noise cannot decide.
 cuDNN caches the algorithm it chose per convolution shape and per deterministic/TF32 flags, but
 not per benchmark flag: in one process the side that meets a shape first decides the algorithm
 for both. The cudnn.benchmark comparison therefore runs each side in a worker process of its
-own (fixtures.procs.LineWorker: every answer under a hard timeout); pytest-benchmark times, in
+own (fixtures.procs.workers.LineWorker: every answer under a hard timeout); pytest-benchmark times, in
 this process, each request up to the worker's synchronised answer. The changing-shapes
 comparison gives every round (warm-up included) a shape neither worker has seen, so each
 measured round pays the one-off cost the claim is about.

@@ -93,6 +93,41 @@ def _run_note_snippet(**extra_globals):
     return printed, None
 
 
+# --- data.dataset-index-to-pair ---------------------------------------------------------
+
+
+class _PairsRecordingIndices(Dataset):
+    """(input_x, target_y) pairs, recording every index it is handed."""
+
+    def __init__(self, n):
+        self.inputs, self.targets = torch.randn(n, 3), torch.arange(n) % 2
+        self.indices = []
+
+    def __len__(self):
+        return len(self.targets)
+
+    def __getitem__(self, index):
+        self.indices.append(index)
+        return self.inputs[index], self.targets[index]
+
+
+@pytest.mark.claim("data.dataset-index-to-pair", decides="holds")
+def test_dataloader_hands_the_dataset_one_index_at_a_time_and_gets_one_pair_back():
+    dataset = _PairsRecordingIndices(10)
+    x, y = dataset[3]  # indexed like a list
+    assert torch.equal(x, dataset.inputs[3]) and y == dataset.targets[3]
+
+    dataset.indices.clear()
+    batches = list(DataLoader(dataset, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(0)))
+    assert all(isinstance(i, int) for i in dataset.indices), f"indices handed over: {dataset.indices}"
+    assert sorted(dataset.indices) == list(range(10)), f"one call per sample, got {dataset.indices}"
+    # the pairs come back collated into (inputs, targets) batches, in the order of the indices
+    inputs = torch.cat([b[0] for b in batches])
+    targets = torch.cat([b[1] for b in batches])
+    assert torch.equal(inputs, dataset.inputs[dataset.indices])
+    assert torch.equal(targets, dataset.targets[dataset.indices])
+
+
 # --- data.len-dataset-vs-loader ---------------------------------------------------------
 
 

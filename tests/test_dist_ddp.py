@@ -319,6 +319,12 @@ def test_ddp_averages_gradients_and_every_replica_steps_with_the_mean(world):
         assert_close(f32(s["grad"]), mean, msg=lambda m: f"rank {rank}: DDP gradient is not the mean\n{m}")
         assert not torch.allclose(f32(s["grad"]), total), "summed, not averaged"
         assert_close(f32(s["after_step"]), f32(s["after_wrap"]) - LR * f32(s["grad"]))
+    # every step, not only the first: the second step's gradient is again the mean on every rank
+    mean2 = torch.stack([f32(s["step2_alone_grad"]) for s in ddp]).mean(0)
+    for rank, s in enumerate(ddp):
+        assert_close(f32(s["step2_grad"]), mean2, msg=lambda m: f"rank {rank}: step 2 gradient is not the mean\n{m}")
+        assert_close(f32(s["after_step2"]), f32(ddp[0]["after_step2"]),
+                     msg=lambda m: f"rank {rank}: the replicas differ after step 2\n{m}")
 
 
 @pytest.mark.claim("dist.ddp-loss-sync", decides="wrong")

@@ -294,6 +294,21 @@ def test_tensor_takes_requires_grad_and_device_only_by_keyword():
     assert t.requires_grad and t.device.type == "cpu"
 
 
+@pytest.mark.claim("dtype.tensor-requires-grad", decides="wrong")
+def test_tensor_with_requires_grad_allocates_no_gradient_until_backward():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    assert x.requires_grad and x.is_leaf
+    assert x.grad is None, f"requires_grad only marks the tensor; .grad is {x.grad}, expected None"
+    (x * x).sum().backward()
+    assert torch.equal(x.grad, 2 * x.detach()), x.grad
+
+
+@pytest.mark.claim("dtype.tensor-requires-grad", decides="wrong")
+def test_tensor_of_integers_cannot_require_grad():
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+        torch.tensor([1, 2, 3], requires_grad=True)
+
+
 # -- Tensor.to and non_blocking --------------------------------------------------------
 
 

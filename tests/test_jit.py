@@ -307,6 +307,9 @@ def test_script_and_trace_warn_that_torchscript_is_deprecated(api):
     expected = FutureWarning if torch_at_least(JIT_DEPRECATION_FUTUREWARNING_SINCE) else DeprecationWarning
     caught = [w for w in jit_warnings(call) if str(w.message).startswith(f"`torch.jit.{api}`")]
     assert caught, f"torch.jit.{api} gave no deprecation warning"
+    # every call warns, not only the first one (the warning filters decide what is shown)
+    twice = [w for w in jit_warnings(lambda: (call(), call())) if str(w.message).startswith(f"`torch.jit.{api}`")]
+    assert len(twice) == 2 * len(caught), f"two calls gave {len(twice)} warnings, one call {len(caught)}"
     message = str(caught[0].message)
     assert "is deprecated" in message or "is not supported in Python 3.14+" in message, message
     assert "`torch.compile` or `torch.export`" in message, message

@@ -176,24 +176,27 @@ def test_make_grid_shape_for_other_counts(n, nrow, padding, shape):
 # --- tv.make-grid-3ch ------------------------------------------------------------------
 
 
-@pytest.mark.claim("tv.make-grid-3ch")
-@pytest.mark.parametrize(
-    "channels, out_channels",
-    [
-        pytest.param(1, 3, id="1ch->3"),
-        pytest.param(2, 2, id="2ch->2"),
-        pytest.param(3, 3, id="3ch->3"),
-        pytest.param(4, 4, id="4ch->4"),
-    ],
-)
-def test_make_grid_output_channels(channels, out_channels):
+def grid_of(channels):
     images = torch.rand(4, channels, 10, 12)
-    grid = make_grid(images, nrow=2, padding=2)
-    assert grid.shape == (out_channels, 26, 30), f"{channels}-channel input gave {tuple(grid.shape)}"
+    return images, make_grid(images, nrow=2, padding=2)
+
+
+@pytest.mark.claim("tv.make-grid-3ch", half="holding")
+@pytest.mark.parametrize("channels", [1, 3], ids=["1ch->3", "3ch->3"])
+def test_make_grid_of_one_or_three_channel_images_is_a_3_channel_grid(channels):
+    images, grid = grid_of(channels)
+    assert grid.shape == (3, 26, 30), f"{channels}-channel input gave {tuple(grid.shape)}, expected (3, 26, 30)"
     if channels == 1:
         # single-channel images are repeated into three identical channels
         assert torch.equal(grid[0], grid[1]) and torch.equal(grid[1], grid[2])
         assert torch.equal(grid[0, 2:12, 2:14], images[0, 0])
+
+
+@pytest.mark.claim("tv.make-grid-3ch", half="failing")
+@pytest.mark.parametrize("channels", [2, 4], ids=["2ch->2", "4ch->4"])
+def test_make_grid_keeps_any_other_channel_count(channels):
+    _, grid = grid_of(channels)
+    assert grid.shape == (channels, 26, 30), f"{channels}-channel input gave {tuple(grid.shape)}"
 
 
 # --- tv.to-pil-image-grid --------------------------------------------------------------

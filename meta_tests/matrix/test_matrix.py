@@ -17,7 +17,8 @@ import re
 
 import pytest
 
-from harness import inventory, matrix, note_order, probe, provenance, report, verdicts
+from harness import inventory, matrix, note_order, probe, provenance, rendering, report, storage, verdicts
+from harness.matrix import model, texts
 from spec_runner import ROOT
 from tox_reader import tox_torch_releases
 
@@ -108,7 +109,8 @@ class Project:
         if complete is not None:
             run.update(complete=complete, exitstatus=0 if complete else 2)
         path = self.root / "reports" / name
-        report.write(report.build(inv, tests=tests, environment=env, runs=[run], rootdir=self.root), path)
+        doc = report.build(inv, tests=tests, environment=env, runs=[run], rootdir=self.root)
+        storage.write(doc, path, rendering.render_markdown(doc))
         return path
 
     def build(self, *paths, evidence=True, **kw):
@@ -234,7 +236,7 @@ def test_a_known_failure_explains_its_cell_and_an_entry_that_matches_nothing_war
 
 
 def test_the_committed_known_failures_name_real_claims_and_releases():
-    entries = matrix.load_known(ROOT / "docs" / "known-failures.toml")
+    entries = texts.load_known(ROOT / "docs" / "known-failures.toml")
     inv = inventory.load()
     releases = set(tox_torch_releases().values())
     assert entries, "docs/known-failures.toml has no entry"
@@ -750,10 +752,10 @@ def test_each_claim_has_a_detail_with_source_decided_by_evidence_and_roles(proj)
 
 
 def test_the_verdict_words_are_the_reports():
-    assert matrix.VERDICTS is report.VERDICT_ORDER
-    assert tuple(matrix.SUMMARY_ORDER) == tuple(report.VERDICT_ORDER)
-    assert set(matrix.BEHAVIOUR) >= {"holds", "refuted", "failed"}
-    assert "inconclusive" not in matrix.BEHAVIOUR
+    assert model.VERDICTS is report.VERDICT_ORDER
+    assert tuple(texts.SUMMARY_ORDER) == tuple(report.VERDICT_ORDER)
+    assert set(model.BEHAVIOUR) >= {"holds", "refuted", "failed"}
+    assert "inconclusive" not in model.BEHAVIOUR
 
 
 def test_the_detail_states_a_single_correction_once(proj):
@@ -777,9 +779,9 @@ def test_a_partly_claim_has_its_own_symbol_colour_pattern_legend_filter_and_corr
     m, md, page = proj.build(path)
     assert cells(m, "optim.p") == {"2.6.0": "partly"}
     assert cells(m, "optim.h") == {"2.6.0": "holds"}
-    assert matrix.SYMBOLS["partly"] == "\u25d0"
-    assert matrix.PATTERNS["partly"] not in {
-        p for v, p in matrix.PATTERNS.items() if v != "partly"}, "partly reads in greyscale by its own pattern"
+    assert texts.SYMBOLS["partly"] == "\u25d0"
+    assert texts.PATTERNS["partly"] not in {
+        p for v, p in texts.PATTERNS.items() if v != "partly"}, "partly reads in greyscale by its own pattern"
     assert "partly on 2.6.0: right for x; wrong for y" in md
     assert '<select id="verdict">' in page
     assert '<option value="partly">\u25d0 partly</option>' in page
@@ -828,8 +830,8 @@ def test_the_diff_names_the_upstream_cause_of_a_boundary_and_a_correction_both_s
     old, new, found = matrix.diff(m, "2.5.1", "2.6.0")
     assert found[0].causes == ["pytorch/pytorch#1: the default changed"]
     assert "  cause: pytorch/pytorch#1: the default changed" in matrix.diff_lines(old, new, found)
-    same = matrix.Difference("optim.c", "text of optim.c", matrix.Cell("refuted", {"correction": "always z"}),
-                             matrix.Cell("partly", {"correction": "always z"}))
+    same = model.Difference("optim.c", "text of optim.c", model.Cell("refuted", {"correction": "always z"}),
+                             model.Cell("partly", {"correction": "always z"}))
     assert matrix.diff_lines(old, new, [same])[2:] == [
         "optim.c: refuted \u2192 partly", "  claim: text of optim.c", "  both: correction: always z"]
 

@@ -25,7 +25,7 @@ import shutil
 
 import pytest
 
-from harness import inventory, matrix, note_order, probe, provenance, report
+from harness import inventory, matrix, note_order, probe, provenance, rendering, report, storage
 from spec_runner import ROOT
 from tox_reader import tox_torch_releases
 
@@ -130,7 +130,8 @@ def built(tmp_path_factory):
         runs = [{"args": ["-m", "gpu" if device != "cpu" else "cpu"], "markexpr": "cpu", "claims": [],
                  "finished": "2026-01-01T00:00:00+00:00"}]
         path = tmp / f"torch-{release}-{'gpu' if device != 'cpu' else 'cpu'}.json"
-        report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
+        doc = report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp)
+        storage.write(doc, path, rendering.render_markdown(doc))
         paths.append(path)
     matrix.build(paths, tmp / "out", inv=inv, rootdir=tmp)
     return tmp / "out" / "claims-matrix.html", expected, paths
@@ -429,7 +430,8 @@ def partly_page(tmp_path_factory):
     env["fingerprint"] = probe.fingerprint(env)
     path = tmp / f"torch-{RELEASES[-1]}.json"
     runs = [{"args": ["-m", "cpu"], "markexpr": "cpu", "claims": [], "finished": "2026-01-01T00:00:00+00:00"}]
-    report.write(report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp), path)
+    doc = report.build(inv, tests=tests, environment=env, runs=runs, rootdir=tmp)
+    storage.write(doc, path, rendering.render_markdown(doc))
     matrix.build([path], tmp / "out", inv=inv, rootdir=tmp)
     return tmp / "out" / "claims-matrix.html"
 

@@ -17,6 +17,7 @@ import shutil
 import pytest
 
 from harness import matrix
+from harness.matrix import texts as mt
 from spec_runner import ROOT
 
 WIDTHS = [800, 1366, 1920]
@@ -193,7 +194,7 @@ def test_the_top_row_counts_each_columns_verdicts(reader, built):
     _, m = built
     cells = pg.eval_on_selector_all("#ranges thead tr.counts td.count", "ts => ts.map(t => Array.from("
                                     "t.querySelectorAll('span')).map(s => s.textContent).join(''))")
-    want = ["".join(f"{matrix.SYMBOLS[v]}{n[v]}" for v in matrix.SUMMARY_ORDER if n.get(v))
+    want = ["".join(f"{mt.SYMBOLS[v]}{n[v]}" for v in mt.SUMMARY_ORDER if n.get(v))
             for n in matrix.summary(m)]
     assert cells == want, f"{width}px: counts row {cells[:3]}..., expected {want[:3]}..."
     under = pg.evaluate("""() => { document.getElementById('range-view').scrollTop = 0;
@@ -203,10 +204,10 @@ def test_the_top_row_counts_each_columns_verdicts(reader, built):
     # the column the optional-library reports join says how many of its counts are lib.* claims
     libs = pg.eval_on_selector_all("#ranges thead tr.counts td.count", "ts => ts.map(t => "
                                    "(t.querySelector('small.lib') || {}).textContent || '')")
-    lib_counts = matrix.summary(m, matrix.lib_rows(m))
+    lib_counts = matrix.summary(m, mt.lib_rows(m))
     for col, shown, n in zip(m.columns, libs, lib_counts, strict=True):
-        want_lib = ("lib.*:" + "".join(f" {matrix.SYMBOLS[v]}{n[v]}" for v in matrix.SUMMARY_ORDER if n.get(v))
-                    if matrix.joined(col) else "")
+        want_lib = ("lib.*:" + "".join(f" {mt.SYMBOLS[v]}{n[v]}" for v in mt.SUMMARY_ORDER if n.get(v))
+                    if mt.joined(col) else "")
         assert shown == want_lib, f"{col.label}: {shown!r}, expected {want_lib!r}"
     assert any(libs), "the committed evidence has a column that the optional-library reports join"
 

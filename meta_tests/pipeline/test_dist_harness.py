@@ -9,6 +9,7 @@ sections after it run in a new world. A process killed at a deadline shows where
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pathlib
@@ -19,7 +20,7 @@ import time
 import pytest
 
 from fixtures import procs
-from fixtures.procs import runner, worlds
+from fixtures.procs import runner, workers, worlds
 
 
 def pid_records(folder) -> list[dict]:
@@ -42,7 +43,7 @@ def test_a_hung_program_and_its_escaped_child_are_killed_at_the_timeout(tmp_path
     # the child escaped the process-group kill (own session): only the token sweep can reach it;
     # the leader may already be gone when the sweep looks, so count at least the child
     assert result.swept >= 1
-    assert procs.processes_with_token(result.token) == []
+    assert runner.processes_with_token(result.token) == []
     assert "killed after" in result.describe()
     assert "sleeping forever" in result.describe()
 
@@ -74,18 +75,18 @@ def test_a_child_killed_at_the_deadline_shows_the_function_it_was_stuck_in(tmp_p
     assert result.timed_out, text
     assert "line 9 in wait_for_the_peer_that_never_answers" in text, f"no stack of the stuck function in:\n{text}"
     assert "waiting" in result.tail(), "the stderr before the kill is still shown"
-    assert procs.processes_with_token(result.token) == []
+    assert runner.processes_with_token(result.token) == []
     assert list((tmp_path / "cwd").iterdir()) == [], "no core file from the SIGABRT"
 
 
 def test_a_line_worker_that_gives_no_answer_shows_where_it_was_stuck():
     code = ("import sys, time\ndef compute_the_answer_forever():\n    time.sleep(3600)\n"
             "sys.stdin.readline()\ncompute_the_answer_forever()\n")
-    worker = procs.LineWorker("stuck-worker", code, timeout=30)
+    worker = workers.LineWorker("stuck-worker", code, timeout=30)
     with pytest.raises(AssertionError, match="gave no answer within 2 s") as silent:
         worker.ask("go", timeout=2)
     assert "in compute_the_answer_forever" in str(silent.value), str(silent.value)
-    assert procs.processes_with_token(worker.token) == []
+    assert runner.processes_with_token(worker.token) == []
 
 
 @pytest.mark.slow
@@ -93,7 +94,7 @@ def test_hung_torchrun_workers_in_their_own_sessions_are_killed(tmp_path):
     out = tmp_path / "pids"
     out.mkdir()
     cmd = procs.torchrun_cmd("--nproc_per_node", "2", "--master_port", procs.free_port(),
-                             procs.ROOT / "fixtures/dist_workers/hang.py", out)
+                             runner.ROOT / "fixtures/dist_workers/hang.py", out)
     result = procs.run_group([("torchrun-hang", cmd, procs.clean_env(TMPDIR=str(tmp_path)))],
                              folder=tmp_path / "logs", timeout=40,
                              stop_when=lambda: len(list(out.glob("*.json"))) == 2)[0]
@@ -102,7 +103,7 @@ def test_hung_torchrun_workers_in_their_own_sessions_are_killed(tmp_path):
     assert len(recs) == 2, f"the workers never started:\n{result.describe()}"
     left = [pid for r in recs for pid in (r["pid"], r["child"]) if runner.running(pid)]
     assert not left, f"processes left behind: {left}"
-    assert procs.processes_with_token(result.token) == []
+    assert runner.processes_with_token(result.token) == []
 
 
 def test_a_failing_command_reports_its_status_and_stderr_tail(tmp_path):
@@ -140,23 +141,14 @@ def test_a_shared_result_is_produced_once_per_session(tmp_path_factory):
 EARLY_SPEC = """
 import time
 
-import pytest
-
 from fixtures import procs
 
 T = {}
 
 
-def produce(folder):
+@procs.session_result("early-selftest")
+def early(folder):
     return {"started": time.time()}
-
-
-procs.register("early-selftest", produce, fixture="early")
-
-
-@pytest.fixture(scope="session")
-def early(tmp_path_factory):
-    return procs.shared(tmp_path_factory, "early-selftest")
 
 
 def test_reads_it(early):
@@ -175,11 +167,74 @@ def test_plain():
 
 
 def test_a_shared_result_is_started_with_the_first_test_and_its_readers_run_last(pytester, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(procs.ROOT), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(runner.ROOT), os.environ.get("PYTHONPATH")])))
     pytester.makepyfile(test_early=EARLY_SPEC)
-    result = pytester.runpytest_subprocess("-p", "fixtures.procs", "-p", "no:cacheprovider", "-p", "no:xdist", "-v")
+    result = pytester.runpytest_subprocess("-p", "fixtures.procs.session", "-p", "no:cacheprovider", "-p", "no:xdist",
+                                           "-v")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*test_other PASSED*", "*test_plain PASSED*", "*test_reads_it PASSED*"])
+
+
+NEEDED_SPEC = """
+import os
+
+import pytest
+
+from fixtures import procs
+from fixtures.procs.session import session_result_param
+
+
+def produced(key):
+    with open(os.environ["PRODUCED_LOG"], "a") as fh:
+        fh.write(key + "\\n")
+    return {"key": key, "pid": os.getpid()}
+
+
+@procs.session_result("needed-a")
+def result_a(folder):
+    return produced("a")
+
+
+@procs.session_result("needed-b")
+def result_b(folder):
+    return produced("b")
+
+
+@procs.session_result("needed-unread")
+def unread(folder):
+    return produced("unread")
+
+
+either = session_result_param("either", [
+    pytest.param(result_a, id="a"),
+    pytest.param(result_b, id="b", marks=pytest.mark.skip(reason="a skipped test needs nothing")),
+], doc="a or b")
+
+
+def test_reads_a(result_a):
+    assert result_a["key"] == "a"
+
+
+def test_reads_either(either):
+    assert either["key"] == "a"
+"""
+
+
+def test_a_shared_result_is_produced_once_and_only_when_a_collected_test_reads_it(pytester, monkeypatch, tmp_path):
+    """session_result's fixtures and a session_result_param over them read one result per key,
+    produced once; a result that no runnable test reads (none reads it, or its reader is skipped)
+    is never produced, not even by the background thread. Red in a world where the parametrized
+    fixture produced its own copy, or where the thread produced every registered result."""
+    log = tmp_path / "produced.log"
+    monkeypatch.setenv("PRODUCED_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(runner.ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makepyfile(test_needed=NEEDED_SPEC)
+    result = pytester.runpytest_subprocess("-p", "fixtures.procs.session", "-p", "no:cacheprovider", "-p", "no:xdist",
+                                           "-v")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(["*test_reads_either?a? PASSED*"])
+    result.stdout.fnmatch_lines(["*test_reads_either?b? SKIPPED*"])
+    assert log.read_text().split() == ["a"], f"produced: {log.read_text().split()}, expected only a, once"
 
 
 def test_the_launch_environment_drops_distributed_variables(monkeypatch):
@@ -191,7 +246,54 @@ def test_the_launch_environment_drops_distributed_variables(monkeypatch):
     assert not {"RANK", "PET_MASTER_PORT", "OMP_NUM_THREADS"} & set(env)
     assert env["NCCL_SOCKET_IFNAME"] == "lo"
     assert env["EXTRA"] == "1"
-    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(procs.ROOT)
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(runner.ROOT)
+
+
+def _plugin_list() -> list[str]:
+    """conftest.py's pytest_plugins, read from its syntax tree."""
+    tree = ast.parse((runner.ROOT / "conftest.py").read_text(encoding="utf-8"))
+    (value,) = [s.value for s in tree.body if isinstance(s, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in s.targets)]
+    return ast.literal_eval(value)
+
+
+def _names_tests_use() -> set[str]:
+    """`procs.X` and `from fixtures.procs import X` in tests/."""
+    used = set()
+    for path in sorted((runner.ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "procs":
+                used.add(node.attr)
+            elif isinstance(node, ast.ImportFrom) and node.module == "fixtures.procs":
+                used.update(a.name for a in node.names)
+    return used
+
+
+def test_the_procs_package_exports_what_test_bodies_use_and_its_plugins_are_registered_directly():
+    """fixtures/procs/__init__.py exports the names tests/ use and `session_result` (how a test file
+    declares a launch it shares), nothing more: no fixture, no hook. The modules that hold fixtures
+    or hooks are conftest.py's plugins themselves. Red when a test uses a name the package lacks,
+    the package exports one no test uses, re-exports a fixture or hook, or a plugin module is
+    missing from the list (pytest would not know its fixtures)."""
+    import importlib
+    import inspect
+
+    exported = set(procs.__all__)
+    assert exported == _names_tests_use() | {"session_result"}, (
+        f"exported, unused by tests/: {sorted(exported - _names_tests_use() - {'session_result'})}; "
+        f"used by tests/, not exported: {sorted(_names_tests_use() - exported)}")
+    plugins = _plugin_list()
+    assert "fixtures.procs" not in plugins, "the package is no plugin: its modules are"
+    for path in sorted((runner.ROOT / "fixtures" / "procs").glob("*.py")):
+        name = ".".join(path.relative_to(runner.ROOT).with_suffix("").parts).removesuffix(".__init__")
+        module = importlib.import_module(name)
+        # a hook is a function named pytest_*; a fixture is what @pytest.fixture returned
+        holds = sorted(n for n, v in vars(module).items() if (n.startswith("pytest_") and inspect.isfunction(v))
+                       or type(v).__name__ == "FixtureFunctionDefinition")
+        if name == "fixtures.procs":
+            assert holds == [], f"the package re-exports {holds}: pytest finds them in the plugin modules"
+        elif holds:
+            assert name in plugins, f"{name} holds {holds} but is not in conftest.py's pytest_plugins"
 
 
 STARTED_AND_READY = r"""
@@ -209,8 +311,8 @@ def test_line_workers_start_one_after_the_other():
     """The second worker starts only once the first said "ready": no side's warm-up overlaps another's."""
     specs = [((name, STARTED_AND_READY, (warm_up,)), {"timeout": 30})
              for name, warm_up in (("first", 0.5), ("second", 0))]
-    with procs.line_workers(*specs, ready_timeout=60) as workers:
-        times = [[float(t) for t in w.ask("times").split()] for w in workers]
+    with procs.line_workers(*specs, ready_timeout=60) as pair:
+        times = [[float(t) for t in w.ask("times").split()] for w in pair]
     (first_started, first_ready), (second_started, _) = times
     assert first_ready - first_started >= 0.5
     assert second_started >= first_ready, (
@@ -219,10 +321,10 @@ def test_line_workers_start_one_after_the_other():
 
 def test_a_world_counts_as_started_only_when_every_rank_got_through_init():
     ok = {"init": {"initialized": True}}
-    assert worlds._world_started([ok, ok])
-    assert not worlds._world_started([ok, None]), "a rank that wrote nothing: start again"
-    assert not worlds._world_started([ok, {"spawn": {}}]), "a rank stuck before init: start again"
-    assert not worlds._world_started([ok, {"init": {"error": "EADDRINUSE"}}])
+    assert worlds.world_started([ok, ok])
+    assert not worlds.world_started([ok, None]), "a rank that wrote nothing: start again"
+    assert not worlds.world_started([ok, {"spawn": {}}]), "a rank stuck before init: start again"
+    assert not worlds.world_started([ok, {"init": {"error": "EADDRINUSE"}}])
 
 
 def _rank(sections: dict, *, started=True, running=None) -> dict:
@@ -244,13 +346,13 @@ def test_sections_merge_over_worlds_and_a_lost_section_is_only_its_own_failure()
     lost = {"lost": "section 'b' did not finish within 5 s on rank 1"}
     stuck = _world(["a", "b", "c"], [_rank({"a": 1, "b": 2}), _rank({"a": 1}, running="b")], verdict=lost,
                    returned=False)
-    remaining, merged = worlds._merge_worlds([failed_start, stuck], ["a", "b", "c"])
+    remaining, merged = worlds.merge_worlds([failed_start, stuck], ["a", "b", "c"])
     assert remaining == ["c"], "the sections after the lost one run again"
     assert [m["a"] for m in merged] == [1, 1], "what a rank finished is kept"
     assert merged[0]["b"] == 2, "what a rank finished is kept"
     assert merged[1]["b"] == {"error": lost["lost"]}
     rest = _world(["c"], [_rank({"c": 3}), _rank({"c": 3})])
-    remaining, merged = worlds._merge_worlds([failed_start, stuck, rest], ["a", "b", "c"])
+    remaining, merged = worlds.merge_worlds([failed_start, stuck, rest], ["a", "b", "c"])
     assert remaining == []
     assert [m["c"] for m in merged] == [3, 3]
     assert [m["_world"] for m in merged][1] == {"a": 1, "b": 1, "c": 2}
@@ -266,8 +368,8 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
     from fixtures.dist_workers.spawn_world import HANG_VAR
 
     monkeypatch.setenv(HANG_VAR, "barrier")  # every rank sleeps for an hour in the barrier section
-    limits = procs.WorldLimits(start=180.0, section=3.0, exit=30.0, worlds=3)
-    world = worlds._produce_world("gloo", ["broadcast", "barrier", "sampler"], limits)(tmp_path)
+    limits = worlds.WorldLimits(start=180.0, section=3.0, exit=30.0, worlds=3)
+    world = worlds.produce_world(tmp_path, "gloo", ["broadcast", "barrier", "sampler"], limits)
     sections = [w["sections"] for w in world["worlds"]]
     assert sections == [["broadcast", "barrier", "sampler"], ["sampler"]], world["worlds"]
     assert [b["after"] for b in procs.world_section(world, "broadcast")] == [[1.0, 2.0]] * 2
@@ -285,7 +387,7 @@ def test_a_stuck_section_fails_alone_and_the_sections_after_it_still_run(tmp_pat
     assert world["driver"]["spawn_returned"] == "None"
     assert {s["ppid"] for s in procs.world_section(world, "spawn")} == {world["driver"]["pid"]}
     for proc in procs.results_of(world):
-        assert procs.processes_with_token(proc.token) == [], f"left behind by {proc.describe()}"
+        assert runner.processes_with_token(proc.token) == [], f"left behind by {proc.describe()}"
 
 
 @pytest.mark.slow
@@ -296,19 +398,20 @@ def test_the_ddp_step_worker_answers_timed_steps_and_leaves_nothing_behind():
     from fixtures.dist_workers import ddp_bench
 
     args = ("--port", procs.free_port(), "--width", 16, "--depth", 2, "--batch", 4, "--world", 3, "--device", "cpu")
-    worker = procs.LineWorker("ddp-cpu", ddp_bench.COMMAND, args, timeout=60, env=procs.clean_env(OMP_NUM_THREADS="1"))
+    worker = workers.LineWorker("ddp-cpu", ddp_bench.COMMAND, args, timeout=60,
+                                env=procs.clean_env(OMP_NUM_THREADS="1"))
     try:
         worker.expect("ready", timeout=180)
         answers = [float(worker.ask("steps 3")) for _ in range(2)]
         assert all(0 < ms < 60_000 for ms in answers), answers
         assert worker.ask("jump").startswith("unknown command"), "an unknown command is answered, not ignored"
         # the ranks are multiprocessing's spawn children (not its resource tracker)
-        ranks = [pid for pid in procs.processes_with_token(worker.token)
+        ranks = [pid for pid in runner.processes_with_token(worker.token)
                  if b"spawn_main" in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()]
         assert len(ranks) == 3, f"three ranks carry the token, found {ranks}"
     finally:
         worker.close()
-    assert procs.processes_with_token(worker.token) == []
+    assert runner.processes_with_token(worker.token) == []
 
 
 # two GPUs: with one, ids[worker % 1] is ids[0] for every worker, and a rule that always gave
@@ -347,7 +450,7 @@ def test_each_spawn_world_section_names_the_tests_that_read_it():
 
     assert tuple(spawn_world.SECTION_FUNCTIONS) == dist_workers.STARTUP + dist_workers.SECTIONS
     readers: dict[str, set] = {}  # key -> "file::test" that call world_section(..., key)
-    for path in sorted((procs.ROOT / "tests").glob("test_dist_*.py")):
+    for path in sorted((runner.ROOT / "tests").glob("test_dist_*.py")):
         for fn in ast.parse(path.read_text(encoding="utf-8")).body:
             for call in ast.walk(fn) if isinstance(fn, ast.FunctionDef) else ():
                 if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "world_section":
@@ -379,7 +482,7 @@ def test_the_background_thread_starts_processes_from_the_session_environment(mon
     seen = {}
 
     def in_thread(environ):
-        runner._THREAD_ENV.environ = environ
+        runner.use_environ(environ)
         seen["value"] = procs.clean_env().get("SPEC_PROBE_VAR")
 
     snapshot = dict(os.environ)
@@ -409,11 +512,11 @@ def test_a_world_killed_in_one_rank_gives_its_headline_line_in_the_report(tmp_pa
     the signal and the log path, and the claims report records that line (red in a world where the
     report keeps the last lines of the stderr dump, or the message does not lead with the headline)."""
     from fixtures.dist_workers.spawn_world import KILL_VAR
-    from harness import claims_plugin
+    from harness import session
 
     monkeypatch.setenv(KILL_VAR, "1:barrier")
-    limits = procs.WorldLimits(start=180.0, section=60.0, exit=30.0, worlds=2, clean_return=False)
-    world = worlds._produce_world("gloo", ["broadcast", "barrier"], limits)(tmp_path)
+    limits = worlds.WorldLimits(start=180.0, section=60.0, exit=30.0, worlds=2, clean_return=False)
+    world = worlds.produce_world(tmp_path, "gloo", ["broadcast", "barrier"], limits)
     with pytest.raises(pytest.fail.Exception) as lost:
         procs.world_section(world, "barrier")
     message = str(lost.value)
@@ -423,7 +526,7 @@ def test_a_world_killed_in_one_rank_gives_its_headline_line_in_the_report(tmp_pa
         longreprtext = message
         longrepr = message
 
-    summary = claims_plugin._failure_summary(Report)
+    summary = session.failure_summary(Report)
     assert summary.startswith("call: process failure: world gloo, rank 1, section 'barrier': "), summary
     assert "SIGKILL" in summary, summary
     log = summary.rsplit("; logs: ", 1)[-1]

@@ -18,7 +18,7 @@ PROBE = textwrap.dedent(
     """
     import json, os
     import pytest
-    from harness.claims_plugin import claim_halves, claim_ids, evidence_kind
+    from harness.session import claim_halves, claim_ids, evidence_kind
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(items):

@@ -5,7 +5,7 @@ import json
 import pytest
 import torch._dynamo  # noqa: F401  (see test_harness_pytester.py: keep it out of in-process runs)
 
-from harness import inventory, report, verdicts
+from harness import inventory, rendering, report, verdicts
 from spec_runner import ROOT
 
 CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nchecklist_needs = ["cpu"]\ndecided_by = "cpu"\n'
@@ -77,9 +77,9 @@ def test_build_records_the_halves_counts_partly_and_renders_the_correction(tmp_p
     assert doc["summary"]["decided"] == 1
     assert doc["schema"] == 3
     doc["runs"], doc["environment"] = [], {"torch": "2.14.1"}
-    assert report.summary_lines(doc)[0].startswith("claims: 1 decided (0 holds, 1 partly, 0 refuted)")
+    assert rendering.summary_lines(doc)[0].startswith("claims: 1 decided (0 holds, 1 partly, 0 refuted)")
     row = "| **partly** | right for x; wrong for y (decided on CPU by test_failing, test_holding) |"
-    assert row in report.render_markdown(doc)
+    assert row in rendering.render_markdown(doc)
 
 
 INI = "[pytest]\nclaims_inventory = claims\naddopts = -p no:cacheprovider\nmarkers =\n    claim: c\n    needs: n\n"

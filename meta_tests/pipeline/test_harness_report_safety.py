@@ -97,7 +97,7 @@ def test_a_write_killed_half_way_leaves_the_previous_report_whole(mini):
     child = textwrap.dedent(f"""
         import json, os, sys, time, pathlib
         sys.path.insert(0, {str(ROOT)!r})
-        from harness import report
+        from harness import storage
         real_fdopen = os.fdopen
 
         class HalfThenHang:
@@ -113,7 +113,7 @@ def test_a_write_killed_half_way_leaves_the_previous_report_whole(mini):
         os.fdopen = lambda fd, *a, **k: HalfThenHang(real_fdopen(fd, *a, **k))
         path = pathlib.Path({str(path)!r})
         doc = json.loads(path.read_text()); doc["tests"] = {{f"t{{i}}": {{"x": "y" * 100}} for i in range(5000)}}
-        report.write_atomic(path, json.dumps(doc))
+        storage.write_atomic(path, json.dumps(doc))
     """)
     proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
     try:

@@ -11,7 +11,7 @@ import pytest
 
 from fixtures import versions
 from fixtures.needs import missing
-from harness import inventory, probe, report, verdicts
+from harness import inventory, probe, rendering, report, storage, verdicts
 from spec_runner import ROOT
 
 CHECKLIST = pathlib.Path(__file__).resolve().parents[3] / "shared" / "claims-checklist.md"
@@ -42,7 +42,19 @@ def test_real_inventory_loads_and_holds_every_checklist_id():
     assert len(ids) == 331
     assert ids <= set(inv.claims), f"missing from the inventory: {sorted(ids - set(inv.claims))}"
     extra = {cid for cid in inv.claims if cid not in ids}
-    assert all(inv[cid].added for cid in extra), f"claims not in the checklist must say added = true: {extra}"
+    unmarked = {cid for cid in extra if not (inv[cid].added or inv[cid].split_from in ids)}
+    assert not unmarked, f"claims not in the checklist must say added = true, or split_from a checklist ID: {unmarked}"
+
+
+def test_a_split_claim_reads_split_from_its_row_never_added_by_this_project():
+    """Rules 4 and 5: a note's own sentence split off a merged checklist row is no project addition."""
+    inv = inventory.load()
+    split = {cid: c.split_from for cid, c in inv.claims.items() if c.split_from}
+    assert split.get("dist.ddp-loss-sync") == "dist.ddp-grad-average", split
+    assert not any(inv[cid].added for cid in split), split
+    assert verdicts.shown_text("c", split_from="t.b") == "c (split from t.b)"
+    assert verdicts.shown_text("c", added=True) == f"c {verdicts.ADDED}"
+    assert verdicts.shown_text("c") == "c"
 
 
 @pytest.mark.parametrize(
@@ -59,6 +71,10 @@ def test_real_inventory_loads_and_holds_every_checklist_id():
         pytest.param(CLAIM.replace('decided_by = "cpu"\n', ""), "missing 'decided_by'", id="no-decided-by"),
         pytest.param(CLAIM.replace('decided_by = "cpu"', 'decided_by = "tpu"'), "decided_by must be one of",
                      id="unknown-decided-by"),
+        pytest.param(CLAIM + 'added = true\nsplit_from = "t.b"\n' + CLAIM.replace('"t.a"', '"t.b"'),
+                     "split_from and added exclude each other", id="added-and-split"),
+        pytest.param(CLAIM + 'split_from = "t.gone"\n', "which is no other claim", id="split-from-unknown"),
+        pytest.param(CLAIM + 'split_from = "t.a"\n', "which is no other claim", id="split-from-itself"),
         pytest.param(
             CLAIM + '[[claim.standing]]\nbefore = "2.0"\nverdict = "holds"\n'
             '[[claim.standing]]\nsince = "2.1"\nverdict = "refuted"\ncorrection = "c"\n',
@@ -220,7 +236,7 @@ def test_report_build_counts_every_claim_and_carries_corrections(tmp_path):
     assert doc["summary"]["refuted"] == 1
     assert doc["summary"]["untested"] == 1
     assert doc["summary"]["decided"] == 1
-    md = report.render_markdown(doc)
+    md = rendering.render_markdown(doc)
     assert "| `t.a` |" in md
     assert "the truth" in md
     assert "speedup = 2.5x" in md
@@ -285,7 +301,7 @@ def test_merge_keeps_the_siblings_of_a_test_run_by_node_id():
 def test_a_report_this_run_cannot_add_to_is_named_and_never_merged(tmp_path, doc, why):
     path = tmp_path / "claims.json"
     path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
-    got, reason = report.load_previous(path, ENV)
+    got, reason = storage.load_previous(path, ENV)
     assert got is None, reason
     assert why in reason, reason
 
@@ -294,7 +310,7 @@ def test_a_report_this_run_cannot_add_to_is_named_and_never_merged(tmp_path, doc
 def test_a_report_of_a_mergeable_schema_is_added_to(tmp_path, schema):
     path = tmp_path / "claims.json"
     path.write_text(json.dumps({**previous({"a.py::t": record(["t.a"], "passed")}), "schema": schema}))
-    got, reason = report.load_previous(path, ENV)
+    got, reason = storage.load_previous(path, ENV)
     assert reason is None
     assert set(got["tests"]) == {"a.py::t"}
 
@@ -305,7 +321,7 @@ def test_aside_never_overwrites_an_earlier_one(tmp_path):
     for text in ("first", "second"):
         (tmp_path / "claims.json").write_text(text)
         (tmp_path / "claims.md").write_text(text + " md")
-        moved.append(report.aside(tmp_path / "claims.json", now=now))
+        moved.append(storage.aside(tmp_path / "claims.json", now=now))
     assert [p.name for p in moved] == ["claims.2026-11-24T10-00-00.aside.json",
                                        "claims.2026-11-24T10-00-00-1.aside.json"]
     assert [p.read_text() for p in moved] == ["first", "second"]
@@ -349,13 +365,13 @@ def test_a_cuda_visible_devices_that_hides_every_gpu_is_told_apart(visible, hidd
 
 
 def test_one_figure_formatter_for_claims_md_and_the_page():
-    from harness import matrix
+    from harness.matrix import texts
 
     ratio = {"name": "float64 / float32 time", "value": 1.912, "spread": 0.0512, "unit": "x"}
-    assert report.figure_text(ratio) == "1.912x ± 0.051"
-    assert report.figure_text({"value": 12.34, "unit": "ms"}) == "12.34 ms"
-    assert matrix.figure_text is report.figure_text
-    assert report._figures({"figures": [ratio]}) == "float64 / float32 time = 1.912x ± 0.051"
+    assert rendering.figure_text(ratio) == "1.912x ± 0.051"
+    assert rendering.figure_text({"value": 12.34, "unit": "ms"}) == "12.34 ms"
+    assert texts.figure_text is rendering.figure_text
+    assert rendering.figures_text({"figures": [ratio]}) == "float64 / float32 time = 1.912x ± 0.051"
 
 
 @pytest.mark.parametrize("module, absent", [
@@ -364,10 +380,15 @@ def test_one_figure_formatter_for_claims_md_and_the_page():
     ("fixtures.needs", ["torch", "harness.report"]),
     ("harness.probe", ["torch", "harness.report"]),
     ("fixtures.gpu", ["torch", "fixtures.procs"]),
-    ("harness.report", ["torch", "harness.claims_plugin", "harness.matrix"]),
+    ("harness.report", ["torch", "harness.claims_plugin", "harness.session", "harness.matrix", "harness.storage",
+                        "harness.rendering"]),
+    ("harness.evidence", ["torch", "harness.inventory", "harness.report", "harness.storage"]),
+    ("harness.storage", ["torch", "harness.report", "harness.rendering", "harness.session"]),
+    ("harness.rendering", ["torch", "harness.report", "harness.storage", "harness.session"]),
 ])
 def test_the_machinery_imports_one_way(module, absent):
-    """inventory -> verdicts -> report -> plugin: a module never imports one downstream of it, and
+    """inventory -> verdicts -> evidence -> report, storage, rendering -> session -> plugin: a module
+    never imports one downstream of it (building, storage and rendering not each other), and
     the verdict is decided without torch."""
     code = f"import sys, {module}; print(sorted(m for m in {absent!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout

@@ -35,12 +35,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 BENCHMARK_FILES = ("test_benchmarks_cpu.py", "test_benchmarks_gpu.py")
 # claims whose inventory position does not follow their notes: their tests keep the notes' place
-NOT_FORCED = {
-    "dist.bn-per-device-default": (
-        "000 › 3. 多卡同步 BN and 002 › 多卡同步batch both state the per-device default first, then "
-        "SyncBatchNorm's global statistics, then its constructor line; the inventory lists it after "
-        "dist.syncbn-signature and dist.syncbn-negative-eps (tests/claims/dist.toml, positions 139-141)"),
-}
+NOT_FORCED: dict[str, str] = {}
 
 
 def _claim_ids(node: ast.AST) -> list[str]:
