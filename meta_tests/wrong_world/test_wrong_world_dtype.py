@@ -30,6 +30,13 @@ differs, the claim's tests must go red, for the reason their assertions give.
       - the signature claims: a printed default differs (LSTM batch_first=True, RandomSampler
         replacement=True, WeightedRandomSampler replacement=False, SyncBatchNorm momentum=0.2,
         Embedding embedding_dim=16), the extra parameters kept.
+      - autograd.inplace-check: an in-place add inside a graph escapes the version check.
+      - autograd.requires-grad-false-semantics: SGD's weight decay reaches frozen parameters.
+      - loss.mse-reduction: MSELoss(reduction='none') of one output per sample is no per-sample vector.
+      - nn.named-modules-add-module: a bare nn.Module container renames what add_module gives it.
+      - nn.rnn-output-vs-hn: a single-layer RNN's h_n is the first output step.
+      - tv.make-grid-3ch: make_grid keeps one-channel images in one channel.
+      - dist.launch-help-options: torch.distributed.launch refuses the note's --use_env spelling.
 """
 import pytest
 
@@ -78,7 +85,9 @@ CLAIMS = [
     "tensor.arange-two-three-args", "nn.lstm-signature", "data.random-sampler-signature",
     "data.weighted-random-sampler", "dist.syncbn-signature", "nn.embedding-shape",
     "dtype.set-default-tensor-type", "amp.cuda-amp-namespace", "jit.script-trace-not-deprecated",
-    "tv.models-pretrained-kwarg",
+    "tv.models-pretrained-kwarg", "autograd.inplace-check", "autograd.requires-grad-false-semantics",
+    "loss.mse-reduction", "nn.named-modules-add-module", "nn.rnn-output-vs-hn", "tv.make-grid-3ch",
+    "dist.launch-help-options",
 ]
 
 
@@ -87,8 +96,10 @@ def test_every_cpu_partly_claim_has_a_world_here():
 
     inv = inventory.load()
     partly = {cid for cid, c in inv.claims.items() if c.ever_partly and c.decided_by == "cpu"}
-    # dist.launch-is-current's holding half runs launched workers: its world is in test_wrong_world_dist.py
-    assert partly == set(CLAIMS) | {"dist.launch-is-current"}
+    # dist.launch-is-current's holding half runs launched workers: its world is in test_wrong_world_dist.py;
+    # serial.save-load-checkpoint-module is partly on torch 2.4-2.5 only, where its holding half runs
+    # (max_torch 2.6): on a torch without it, its world is in test_wrong_world_serial.py
+    assert partly == set(CLAIMS) | {"dist.launch-is-current", "serial.save-load-checkpoint-module"}
 
 
 @pytest.fixture(scope="module")
