@@ -11,7 +11,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # the packages whose modules are held to public seams (each a folder under the checkout)
-PACKAGES = ("harness", "fixtures")
+PACKAGES = ("harness", "fixtures", "meta_tests")
 PROJECT = ("harness", "fixtures", "meta_tests", "tests")  # a module of these is a project module
 
 
