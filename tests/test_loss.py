@@ -85,7 +85,7 @@ def test_cross_entropy_is_shift_invariant_like_softmax_and_double_softmax_differ
 
 
 @pytest.mark.claim("loss.mse-reduction", half="failing")
-def test_mse_reductions_and_default():
+def test_mse_none_is_elementwise_with_several_outputs_per_sample():
     y_hat = torch.randn(N, 3, dtype=torch.float64)
     y = torch.randn(N, 3, dtype=torch.float64)
     squared = (y_hat - y) ** 2
@@ -100,7 +100,7 @@ def test_mse_reductions_and_default():
 
 
 @pytest.mark.claim("loss.mse-reduction", half="holding")
-def test_mse_none_is_per_sample_only_for_one_output_per_sample():
+def test_mse_none_is_per_sample_with_one_output_per_sample():
     y_hat, y = torch.randn(N, dtype=torch.float64), torch.randn(N, dtype=torch.float64)
     squared = (y_hat - y) ** 2
     none = nn.MSELoss(reduction="none")(y_hat, y)
