@@ -6,8 +6,8 @@ A claim's test declares its role on the marker, `@pytest.mark.claim("ID", decide
     left-out  a condition the note leaves out, where its statement fails (the second half of partly)
     wrong     the case the note states is wrong: the test asserts the true behaviour instead
 
-`half="holding"` / `half="failing"`, the spelling of a partly claim's tests (the report lists each
-half's tests from it), mean `holds` / `left-out`.
+`half="holding"` / `half="failing"` on a partly claim's tests mean `holds` / `left-out`; the report
+lists each half's tests under either spelling (session.claim_halves).
 A test that declares nothing takes its role from the claim's standing for the torch it ran on:
 `holds` under a holds standing, `wrong` under a refuted one (a version-dependent test asserts
 each side of the boundary, so its role follows the range); under a partly standing a test must
@@ -30,6 +30,7 @@ import pathlib
 
 ROLES = ("holds", "left-out", "wrong")
 HALF_ROLE = {"holding": "holds", "failing": "left-out"}  # claim(..., half=...) -> role
+ROLE_HALF = {role: half for half, role in HALF_ROLE.items()}  # decides= on a partly claim's test -> its half
 NEEDED = {"holds": ("holds",), "refuted": ("wrong",), "partly": ("holds", "left-out")}  # standing -> passed roles
 DEFAULT = {"holds": "holds", "refuted": "wrong"}  # standing -> role of a test that declares none
 SAYS = {"holds": "the stated case (or a true part of it) holds", "left-out": "a condition the note leaves out fails",

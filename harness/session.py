@@ -35,10 +35,19 @@ def report_path(config) -> pathlib.Path:
     return path
 
 
-def claim_halves(item) -> dict[str, str]:
-    """{claim ID: "holding" / "failing"} from the test's claim(..., half=...) markers."""
-    return {cid: mark.kwargs["half"]
-            for mark in item.iter_markers("claim") if "half" in mark.kwargs for cid in mark.args}
+def claim_halves(item, inv=None) -> dict[str, str]:
+    """{claim ID: "holding" / "failing"} from the test's claim(..., half=...) markers, and, given the
+    inventory, from `decides="holds"` / `"left-out"` on a claim that is partly in some version:
+    the two spellings of a half are one (harness/roles.py)."""
+    halves = {}
+    for mark in item.iter_markers("claim"):
+        half = mark.kwargs.get("half")
+        if half is None and inv is not None:
+            half = roles.ROLE_HALF.get(mark.kwargs.get("decides"))
+        for cid in mark.args:
+            if half is not None and ("half" in mark.kwargs or (cid in inv and inv[cid].ever_partly)):
+                halves.setdefault(cid, half)
+    return halves
 
 
 def claim_roles(item) -> dict[str, str]:
@@ -160,7 +169,7 @@ class ClaimsRun:
                     raise collector.CollectError(
                         f"{item.name}: claim {cid!r} has tests but no standing in tests/claims/{claim.topic}.toml"
                     )
-            for cid in claim_halves(item):
+            for cid in claim_halves(item):  # an explicit half= on a claim that is never partly
                 if cid in self.inventory and not self.inventory[cid].ever_partly:
                     raise collector.CollectError(
                         f"{item.name}: claim {cid!r} is marked with a half but no standing of it is partly")
@@ -174,8 +183,8 @@ class ClaimsRun:
             ids = claim_ids(item)
             if ids:
                 item.user_properties.append(("claims", ids))
-                if claim_halves(item):
-                    item.user_properties.append(("halves", claim_halves(item)))
+                if claim_halves(item, self.inventory):
+                    item.user_properties.append(("halves", claim_halves(item, self.inventory)))
                 if claim_roles(item):
                     item.user_properties.append(("decides", claim_roles(item)))
                 item.user_properties.append(("evidence_kind", evidence_kind(item)))
@@ -191,7 +200,7 @@ class ClaimsRun:
                 reason = (item.stash.get(SKIP_REASON_KEY, None)
                           or f"{report.DESELECTED} ({self.selection().options()})")
                 self.deselected[item.nodeid] = evidence.record(ids, evidence_kind(item), outcome="deselected",
-                                                               reason=reason, halves=claim_halves(item))
+                                                               reason=reason, halves=claim_halves(item, self.inventory))
 
     def selection(self) -> evidence.Selection:
         """What this run selected (-m, --claim, -k, its arguments)."""

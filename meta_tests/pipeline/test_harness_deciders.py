@@ -18,11 +18,13 @@ PROBE = textwrap.dedent(
     """
     import json, os
     import pytest
+    from harness import inventory
     from harness.session import claim_halves, claim_ids, evidence_kind
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(items):
-        rows = [[i.nodeid, claim_ids(i), evidence_kind(i), claim_halves(i)] for i in items if claim_ids(i)]
+        inv = inventory.load()
+        rows = [[i.nodeid, claim_ids(i), evidence_kind(i), claim_halves(i, inv)] for i in items if claim_ids(i)]
         with open(os.environ["PROBE_OUT"], "w") as fh:
             json.dump(rows, fh)
     """

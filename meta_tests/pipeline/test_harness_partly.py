@@ -117,6 +117,26 @@ def test_a_run_records_each_tests_half_and_decides_partly(project, xdist):
     assert {c["id"]: c["verdict"] for c in doc["claims"]}["x.p"] == "partly"
 
 
+def test_a_partly_claims_halves_may_be_spelt_as_roles(project):
+    """decides="holds" / "left-out" on a partly claim's tests are its halves, as half= is: the
+    report records them, lists each half's tests, and decides partly; on a claim that is never
+    partly, decides="holds" is a role and no half."""
+    roles_spelt = TESTS.replace('half="holding"', 'decides="holds"').replace('half="failing"', 'decides="left-out"')
+    roles_spelt += '\n@pytest.mark.claim("x.h", decides="holds")\ndef test_holds():\n    pass\n'
+    project.makepyfile(test_mini=roles_spelt)
+    result = project.runpytest("--claim", "x.p")
+    result.assert_outcomes(passed=2)
+    doc = json.loads((project.path / "reports" / "claims.json").read_text())
+    assert doc["tests"]["test_mini.py::test_holding"]["halves"] == {"x.p": "holding"}
+    assert doc["tests"]["test_mini.py::test_failing"]["halves"] == {"x.p": "failing"}
+    assert {c["id"]: c["verdict"] for c in doc["claims"]}["x.p"] == "partly"
+    result.stdout.fnmatch_lines(["*holding half (the case the note states): test_holding passed",
+                                 "*failing half (where the note fails): test_failing passed"])
+    project.runpytest("--claim", "x.h").assert_outcomes(passed=1)
+    doc = json.loads((project.path / "reports" / "claims.json").read_text())
+    assert "halves" not in doc["tests"]["test_mini.py::test_holds"], doc["tests"]["test_mini.py::test_holds"]
+
+
 @pytest.mark.parametrize(
     "marker, message",
     [

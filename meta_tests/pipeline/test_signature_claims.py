@@ -5,7 +5,8 @@
   for this torch is what the three-way rule gives (signatures.rule: exact -> holds, printed right
   but parameters missing -> partly, a printed parameter wrong -> refuted).
 - Every claim with a partly standing has a test of each half (claim(ID, half="holding") and
-  half="failing"); the report decides partly only when a deciding test of each half passed.
+  half="failing", or the same roles as decides="holds" and decides="left-out"); the report decides
+  partly only when a deciding test of each half passed.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 import torch
 
 from fixtures import signatures
-from harness import inventory, verdicts
+from harness import inventory, roles, verdicts
 from spec_runner import ROOT
 
 INV = inventory.load()
@@ -26,15 +27,15 @@ SIGNATURE_CLAIMS = sorted(cid for cid, c in INV.claims.items() if c.signature)
 
 
 def _claim_markers(tree):
-    """(test name, claim ID, half or None) for each claim marker on a test function."""
+    """(test name, claim ID, half= or None, decides= or None) for each claim marker on a test function."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef):
             continue
         for dec in node.decorator_list:
             if isinstance(dec, ast.Call) and ast.unparse(dec.func) == "pytest.mark.claim":
-                half = next((ast.literal_eval(k.value) for k in dec.keywords if k.arg == "half"), None)
+                kwargs = {k.arg: ast.literal_eval(k.value) for k in dec.keywords}
                 for arg in dec.args:
-                    yield node.name, ast.literal_eval(arg), half
+                    yield node.name, ast.literal_eval(arg), kwargs.get("half"), kwargs.get("decides")
 
 
 MARKERS = {path: list(_claim_markers(ast.parse(path.read_text(encoding="utf-8"))))
@@ -87,7 +88,8 @@ PARTLY = sorted(cid for cid, c in INV.claims.items() if c.ever_partly)
 
 @pytest.mark.parametrize("cid", PARTLY)
 def test_a_partly_claim_has_a_test_of_each_half(cid):
-    halves = {m[2] for marks in MARKERS.values() for m in marks if m[1] == cid}
+    # a half is spelt half="holding" / "failing", or as its role, decides="holds" / "left-out"
+    halves = {m[2] or roles.ROLE_HALF.get(m[3]) for marks in MARKERS.values() for m in marks if m[1] == cid}
     assert set(verdicts.HALVES) <= halves, f"{cid}: tests of the halves {sorted(h for h in halves if h)}"
 
 
