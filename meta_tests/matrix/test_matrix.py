@@ -836,6 +836,24 @@ def test_the_diff_names_the_upstream_cause_of_a_boundary_and_a_correction_both_s
         "optim.c: refuted \u2192 partly", "  claim: text of optim.c", "  both: correction: always z"]
 
 
+def test_a_rebuild_beside_the_same_local_reports_writes_the_same_bytes(proj):
+    """The first build merges local reports into the committed evidence; the next reads that
+    evidence back beside the same local reports. A column lists its runs in the order they
+    finished, whichever file brought them first, so the two builds agree (red where the runs keep
+    the order in which the files were read: the later run first, then the earlier)."""
+    proj.claim("optim.a", "refuted", correction="c")
+    proj.claim("optim.b", "refuted", correction="c")
+    earlier = proj.report("torch-2.6.0-a.json", "2.6.0", {"optim.a": "passed"})
+    later = proj.report("torch-2.6.0-b.json", "2.6.0", {"optim.b": "passed"})
+    _, md, page = proj.build(later, earlier)
+    evidence = {p.name: p.read_bytes() for p in (proj.root / "docs" / "matrix" / "reports").iterdir()}
+    _, md2, page2 = proj.build(later, earlier)
+    assert (md2, page2) == (md, page), "a rebuild beside the same local reports wrote other bytes"
+    assert {p.name: p.read_bytes() for p in (proj.root / "docs" / "matrix" / "reports").iterdir()} == evidence
+    runs = json.loads(evidence["2.6.0.json"])["runs"]
+    assert [r["finished"] for r in runs] == sorted(r["finished"] for r in runs), runs
+
+
 def test_two_builds_from_the_same_evidence_are_byte_identical(proj):
     proj.claim("optim.a", [("holds", None, "2.6", None), ("refuted", "2.6", None, "since 2.6 it does y")])
     proj.claim("optim.b", "refuted", correction="the same in every column")
