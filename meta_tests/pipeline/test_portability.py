@@ -85,3 +85,27 @@ def test_the_spec_runs_from_a_path_with_a_space_and_non_ascii_characters_and_tmp
     assert _failed_claims(report) == {}, out[-3000:]
     assert proc.returncode == 0, out[-3000:]
     assert any(tmpdir.iterdir()), "TMPDIR was not used"
+
+
+def test_the_no_python_worker_runs_under_a_python_whose_path_has_a_space(tmp_path, monkeypatch):
+    """torchrun --no-python executes the worker file itself. Its interpreter is this Python, which
+    may live under a path with a space (a virtualenv in "My Projects/"): the wrapper must run
+    there, as its own program (argv[0] is the file the launcher ran, no `python -u` prepended).
+    Red with a shebang line naming the interpreter, which the kernel splits at the space."""
+    from fixtures.procs.launch import executable_wrapper
+    from fixtures.procs.runner import RECORD_DIR_VAR
+
+    venv = tmp_path / "venv with space"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    folder = tmp_path / "launch dir"
+    folder.mkdir()
+    wrapper = executable_wrapper(folder)
+    proc = subprocess.run([str(wrapper), "--from", "node1"], env={**os.environ, RECORD_DIR_VAR: str(folder)},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, f"the wrapper failed (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    (record,) = [json.loads(p.read_text()) for p in folder.glob("worker-*.json")]
+    assert record["executable"].startswith(str(venv)), (record["executable"], str(venv))
+    assert record["argv"][1:] == ["--from", "node1"], record["argv"]
+    assert record["orig_argv"][1] == record["argv"][0], record["orig_argv"]
+    assert "-u" not in record["orig_argv"], record["orig_argv"]
