@@ -85,7 +85,8 @@ def test_constant_sets_batchnorm_weight_to_one_and_bias_to_zero():
     bn = model[1]
     assert not torch.equal(bn.weight, torch.ones(128))
     _note_init_loop(model)
-    assert torch.equal(bn.weight, torch.ones(128)) and torch.equal(bn.bias, torch.zeros(128))
+    assert torch.equal(bn.weight, torch.ones(128)), f"bn.weight after constant_(weight, 1.0): {bn.weight}"
+    assert torch.equal(bn.bias, torch.zeros(128)), f"bn.bias after constant_(bias, 0.0): {bn.bias}"
     assert isinstance(bn.weight, nn.Parameter) and bn.weight.requires_grad, "init must keep a trainable Parameter"
 
 
@@ -138,3 +139,12 @@ def test_normal_initializes_a_weight_or_a_bias_with_positional_mean_and_std(whic
     assert abs(t.mean().item() - MEAN) < 5 * STD / math.sqrt(n), f"mean {t.mean().item():.4f}, expected {MEAN}"
     assert_close(t.std().item(), STD, rtol=STD_RTOL, atol=0)
     assert isinstance(t, nn.Parameter) and t.requires_grad
+
+
+@pytest.mark.claim("init.constant-bias-zero", decides="holds")
+@pytest.mark.parametrize("make", [lambda: nn.Conv2d(3, 8, 3), lambda: nn.Linear(4, 2)], ids=["conv2d", "linear"])
+def test_constant_zero_sets_a_conv_or_linear_bias_to_zeros(make):
+    layer = make()
+    assert layer.bias.abs().sum() > 0, "the default init already zeroed the bias: the test would show nothing"
+    nn.init.constant_(layer.bias, val=0.0)
+    assert torch.equal(layer.bias, torch.zeros_like(layer.bias)), f"bias after constant_(bias, 0.0): {layer.bias}"

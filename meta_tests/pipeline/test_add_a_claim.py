@@ -1,8 +1,10 @@
 """README's "How to add a claim", followed literally on a scratch copy of the project.
 
 The three steps' snippets are read out of README's section (so README and this test cannot
-drift): the TOML entry is appended to the inventory file the first step names, the test to the
-test file the second step names, and the third step's command runs in the copy (one pytest
+drift). README's example is the last claim added to the inventory: the files the steps name end
+with exactly its entry and its test. The scratch copy takes them out, then follows the steps: the
+TOML entry is appended to the inventory file the first step names, the test to the test file the
+second step names, and the third step's command runs in the copy (one pytest
 process, forked from the meta tests' fork server where it can be). The new claim must get the
 standing its entry states as its verdict in the claims report, the run must print the lines
 README shows, and the test as pasted must pass the lint. Red when README's snippets stop
@@ -69,6 +71,16 @@ def scratch_copy(folder):
             shutil.copy2(source, folder / name)
 
 
+def remove_tail(path, code: str) -> None:
+    """Take `code` off the end of the file at `path` (README's example, as the repository holds it)."""
+    text = path.read_text(encoding="utf-8").rstrip("\n")
+    tail = code.rstrip("\n")
+    assert text.endswith(tail), (
+        f"{path.name} does not end with README's example as the section gives it: README and the "
+        f"repository differ\n--- README\n{tail}\n--- {path.name} (its end)\n{text[-len(tail) - 200:]}")
+    path.write_text(text[: -len(tail)].rstrip("\n") + "\n", encoding="utf-8")
+
+
 def append(path, code: str, separator: str) -> None:
     assert path.is_file(), f"README's step appends to {path.name}, which the project does not have"
     text = path.read_text(encoding="utf-8").rstrip("\n")
@@ -80,14 +92,17 @@ def test_readme_adds_a_claim_in_three_steps_and_the_claim_gets_its_verdict(tmp_p
     entry = block(entry_step, "toml")
     (claim,) = inventory.tomllib.loads(entry)["claim"]  # tomllib, or tomli on Python 3.10
     cid = claim["id"]
-    assert cid not in inventory.load(), (
-        f"README's example claim {cid} is in the inventory now: give the section an example it does not hold")
+    assert cid in inventory.load(), f"README's example claim {cid} is not in the inventory"
 
     project = tmp_path / "project"
     project.mkdir()
     scratch_copy(project)
-    append(project / named_file(entry_step, r"tests/claims/\w+\.toml"), entry, "\n\n")
+    toml_file = named_file(entry_step, r"tests/claims/\w+\.toml")
     test_file = named_file(test_step, r"tests/test_\w+\.py")
+    remove_tail(project / toml_file, entry)
+    remove_tail(project / test_file, block(test_step, "python"))
+    assert cid not in inventory.load(project / "tests" / "claims"), f"{cid} is still in the scratch copy's inventory"
+    append(project / toml_file, entry, "\n\n")
     append(project / test_file, block(test_step, "python"), "\n\n\n")
 
     ruff = pathlib.Path(sys.executable).with_name("ruff")  # requirements-matrix.txt, as the lint step's
