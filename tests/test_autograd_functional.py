@@ -195,3 +195,40 @@ def test_jacrev_argnums_differentiates_only_the_listed_inputs():
         jx, jw = torch.autograd.functional.jacobian(g, (xs[i], ws[i]))
         assert_close(d_x[i], jx)
         assert_close(d_w[i], jw)
+
+
+# --- grad_outputs=ones on a batch with one value per sample ---------------------------------
+
+
+def _one_value_per_sample(mixes_the_batch: bool):
+    """(BATCH, FEATURE_DIM) -> (BATCH, 1): a per-sample net, or one with a training-mode BatchNorm."""
+    norm = torch.nn.BatchNorm1d(OUTPUT_DIM) if mixes_the_batch else torch.nn.Identity()
+    net = torch.nn.Sequential(
+        torch.nn.Linear(FEATURE_DIM, OUTPUT_DIM), norm, torch.nn.Tanh(), torch.nn.Linear(OUTPUT_DIM, 1)
+    )
+    return net.double().train()
+
+
+def _ones_grad_and_own_derivatives(net):
+    x = torch.randn(BATCH, FEATURE_DIM, dtype=torch.float64, requires_grad=True)
+    y = net(x)
+    assert y.shape == (BATCH, 1), f"one feature value per sample expected, got {tuple(y.shape)}"
+    (g,) = torch.autograd.grad(y, x, grad_outputs=torch.ones_like(y))
+    jac = torch.autograd.functional.jacobian(net, x.detach())  # (BATCH, 1, BATCH, FEATURE_DIM)
+    own = torch.stack([jac[i, 0, i] for i in range(BATCH)])  # d y_i / d x_i, sample by sample
+    return g, own, jac
+
+
+@pytest.mark.claim("autograd.grad-ones-per-sample", half="holding")
+def test_ones_grad_outputs_give_each_samples_own_derivative_for_a_per_sample_net():
+    g, own, _ = _ones_grad_and_own_derivatives(_one_value_per_sample(mixes_the_batch=False))
+    assert own.abs().min() > 0, "zero derivatives would show nothing"
+    assert_close(g, own, msg=lambda m: f"grad with ones {g} != each sample's own derivative {own}: {m}")
+
+
+@pytest.mark.claim("autograd.grad-ones-per-sample", half="failing")
+def test_ones_grad_outputs_add_the_other_samples_terms_when_batchnorm_mixes_the_batch():
+    g, own, jac = _ones_grad_and_own_derivatives(_one_value_per_sample(mixes_the_batch=True))
+    assert_close(g, jac[:, 0].sum(dim=0), msg=lambda m: f"grad with ones is not the gradient of sum(y): {m}")
+    gap = (g - own).abs().max().item()
+    assert gap > 1e-6, f"grad with ones {g} equals each sample's own derivative {own} (gap {gap:.2e})"

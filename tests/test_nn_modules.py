@@ -493,3 +493,22 @@ def test_feature_extractor_returns_the_requested_resnet_blocks_in_network_order(
     for got, name in zip(features, ("layer1", "layer2", "layer3", "layer4")):
         assert_close(got, caught[name], msg=f"{name} differs from the hooked output")
     assert not features[0].requires_grad and not model.training
+
+
+@pytest.mark.claim("nn.bias-none-without-bias", decides="holds")
+@pytest.mark.parametrize(
+    "make",
+    [lambda bias: nn.Conv2d(3, 8, 3, bias=bias), lambda bias: nn.Linear(4, 2, bias=bias)],
+    ids=["conv2d", "linear"],
+)
+def test_a_layer_without_bias_has_bias_none_and_the_init_loop_skips_it(make):
+    with_bias, without = make(True), make(False)
+    assert isinstance(with_bias.bias, nn.Parameter), f"bias of a layer with bias: {type(with_bias.bias)}"
+    assert without.bias is None, f"bias of a layer built with bias=False: {without.bias!r}, expected None"
+    assert [n for n, _ in without.named_parameters()] == ["weight"]
+    model = nn.Sequential(with_bias, without)
+    for layer in model.modules():  # the note's loop, the bias half
+        if isinstance(layer, (nn.Conv2d, nn.Linear)) and layer.bias is not None:
+            nn.init.constant_(layer.bias, val=0.0)
+    assert torch.equal(with_bias.bias, torch.zeros_like(with_bias.bias)), f"bias after the loop: {with_bias.bias}"
+    assert without.bias is None

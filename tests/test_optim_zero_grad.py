@@ -171,3 +171,17 @@ def test_the_running_sum_step_makes_the_loss_oscillate_far_above_the_cleared_run
     turns = sum((b - a) * (c - b) < 0 for a, b, c in zip(tail, tail[1:], tail[2:]))
     assert min(tail) > 10 * clean[-1], f"loss without zero_grad {min(tail):.3g}, with it {clean[-1]:.3g}"
     assert turns >= 4, f"without zero_grad the loss should oscillate; it turned {turns} times: {tail}"
+
+
+@pytest.mark.claim("optim.param-groups-are-model-parameters", decides="holds")
+@pytest.mark.parametrize("optimizer_class", [torch.optim.SGD, torch.optim.Adam], ids=["SGD", "Adam"])
+def test_an_optimizer_over_net_parameters_holds_exactly_the_models_parameters(optimizer_class):
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    optimizer = optimizer_class(net.parameters(), lr=0.1)
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    model = list(net.parameters())
+    assert len(optimizer.param_groups) == 1, f"{len(optimizer.param_groups)} groups, expected 1"
+    assert len(held) == len(model) and all(a is b for a, b in zip(held, model)), (
+        f"param_groups hold {[tuple(p.shape) for p in held]}, "
+        f"the model's parameters() are {[tuple(p.shape) for p in model]}"
+    )

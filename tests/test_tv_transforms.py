@@ -344,3 +344,30 @@ def test_the_valid_spellings_import_make_grid():
     namespace = {}
     exec("from torchvision import models, transforms, utils\nfrom torchvision.utils import make_grid\n", namespace)
     assert namespace["make_grid"] is namespace["utils"].make_grid is make_grid
+
+
+# --- tv.resize-shape, tv.make-grid-list ----------------------------------------------------
+
+
+@pytest.mark.claim("tv.resize-shape", decides="holds")
+@pytest.mark.parametrize("h, w", [(36, 100), (100, 36)], ids=["wider", "taller"])
+def test_resize_with_a_shape_gives_exactly_that_height_and_width(rgb_image, h, w):
+    assert rgb_image.size == (IMAGE_W, IMAGE_H) and (h, w) != (IMAGE_H, IMAGE_W)
+    resized = T.Resize((h, w))(rgb_image)
+    assert resized.size == (w, h), f"PIL size (W, H) {resized.size}, expected {(w, h)}"
+    tensor = T.Resize((h, w))(make_float_image())
+    assert tensor.shape == (3, h, w), f"tensor shape {tuple(tensor.shape)}, expected {(3, h, w)}"
+
+
+@pytest.mark.claim("tv.make-grid-list", decides="holds")
+def test_make_grid_joins_a_list_of_image_tensors_like_the_stacked_batch():
+    gen = torch.Generator().manual_seed(0)
+    images = [torch.rand(3, 10, 12, generator=gen) * 0.9 + 0.1 for _ in range(5)]
+    grid = make_grid(images, nrow=2, padding=1)
+    assert grid.shape == (3, 3 * (10 + 1) + 1, 2 * (12 + 1) + 1), f"grid shape {tuple(grid.shape)}"
+    batch_grid = make_grid(torch.stack(images), nrow=2, padding=1)
+    assert torch.equal(grid, batch_grid), "the list's grid differs from the batch's"
+    for k, image in enumerate(images):
+        r, c = divmod(k, 2)
+        y, x = 1 + r * 11, 1 + c * 13
+        assert torch.equal(grid[:, y:y + 10, x:x + 12], image), f"image {k} is not at row {r}, column {c}"
