@@ -4,6 +4,8 @@ the reason their assertions give.
 
     detach() that copies                                  -> autograd.detach-shared red
     backward() that overwrites .grad instead of adding    -> autograd.backward-accumulates red
+    autograd.grad that divides grad_outputs by their sum (a weighted mean)
+                                                          -> autograd.grad-ones-per-sample red (its holding half)
     four worlds where the note would be right, in one spec run (notes_right_run):
       a write through .numpy() seen by the version counter -> autograd.inplace-check red
       a frozen layer always recorded (F.linear attaches a graph when nothing requires grad)
@@ -27,6 +29,8 @@ CASES = [
                  "share the source's storage", id="detach-copies"),
     pytest.param("test_autograd_detach_clone.py", "autograd.backward-accumulates", "backward_overwrites_grad",
                  "Mismatched elements", id="backward-overwrites"),
+    pytest.param("test_autograd_functional.py", "autograd.grad-ones-per-sample", "grad_outputs_as_a_weighted_mean",
+                 "each sample's own derivative", id="grad-outputs-weighted-mean"),
 ]
 
 

@@ -2,6 +2,7 @@
 would, and the claim's tests must go red.
 
     dropout that does not rescale by 1/(1-p)              -> nn.dropout-train-eval red
+    Conv2d / Linear with bias=False that register a zero bias -> nn.bias-none-without-bias red
     nn.Linear that ignores its bias, and an nn.ModuleList that keeps its layers unregistered
                                                           -> nn.linear-weight-orientation, nn.modulelist-registers red
 
@@ -16,6 +17,8 @@ from spec_runner import assert_goes_red
 CASES = [
     pytest.param("test_nn_dropout.py", "nn.dropout-train-eval", "dropout_without_rescale",
                  "Mismatched elements", id="dropout-without-rescale"),
+    pytest.param("test_nn_modules.py", "nn.bias-none-without-bias", "layers_without_bias_get_a_zero_bias",
+                 "expected None", id="zero-bias-without-bias"),
 ]
 
 

@@ -4,6 +4,7 @@ must go red there, for the reason their assertions give.
 
     Optimizer.zero_grad that does nothing                 -> optim.zero-grad-clears red
     Module.zero_grad that still zeros (set_to_none=False) -> optim.model-zero-grad-zeros red
+    optimizers that hold copies of the parameters given   -> optim.param-groups-are-model-parameters red
     the note's world, where a gradient that is not cleared turns into random values, and a world
       where backward() overwrites .grad instead of adding to it
                                                           -> optim.no-zero-grad red
@@ -20,6 +21,8 @@ CASES = [
                  "grads left", id="zero-grad-noop"),
     pytest.param("test_optim_zero_grad.py", "optim.model-zero-grad-zeros", "module_zero_grad_still_zeros",
                  "assert False is True", id="zero-grad-zeros"),
+    pytest.param("test_optim_zero_grad.py", "optim.param-groups-are-model-parameters", "optimizer_holds_copies",
+                 "the model's parameters() are", id="optimizer-holds-copies"),
 ]
 
 

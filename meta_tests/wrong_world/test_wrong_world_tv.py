@@ -4,6 +4,8 @@ way a wrong reading of the notes would have it. Each run collects only the test 
     a Resize that squares the image, a Normalize that uses the first channel's mean and std for
       every channel, a make_grid that always returns three channels (independent patches, one run)
                                       -> tv.resize-int, tv.normalize-per-channel, tv.make-grid-3ch red
+    a Resize that reads (h, w) as (w, h), a make_grid that takes only a batch tensor
+                                                          -> tv.resize-shape, tv.make-grid-list red
     a ToPILImage that clamps float tensors to [0, 1] itself -> tv.to-pil-no-clamp red
     a roi_pool that reads boxes as (y1, x1, y2, x2)       -> tv.roi-pool-xy red
     model architectures without pretrained models (weights enums that name no checkpoint)
@@ -23,6 +25,14 @@ def test_squaring_resize_per_image_normalize_and_3_channel_make_grid_turn_tv_cla
     assert_goes_red(run, "tv.resize-int", "expected (160, 96)")
     assert_goes_red(run, "tv.normalize-per-channel", "channel 1")
     assert_goes_red(run, "tv.make-grid-3ch", "4-channel input gave (3, 26, 30)")
+
+
+def test_swapped_resize_pair_and_batch_only_make_grid_turn_tv_claims_red(run_spec):
+    claims = ["tv.resize-shape", "tv.make-grid-list"]
+    run = run_spec("tests/test_tv_transforms.py", "-m", "cpu", *claim_args(*claims),
+                   world="resize_pair_as_width_height_and_grid_of_a_batch_only")
+    assert_goes_red(run, "tv.resize-shape", "expected (100, 36)")
+    assert_goes_red(run, "tv.make-grid-list", "not a list")
 
 
 def test_to_pil_image_that_clamps_turns_tv_to_pil_no_clamp_red(run_spec):
