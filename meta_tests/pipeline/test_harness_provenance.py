@@ -340,3 +340,35 @@ def test_rename_refuses_to_overwrite_evidence_under_the_new_name(tmp_path, capsy
     assert "exist under the new name already" in capsys.readouterr().err
     assert path.read_text() == text, "nothing is written when a record would be lost"
     assert provenance.main(["rename", "tests/test_m.py", "tests/test_n.py::test_other", str(path)]) == 2
+
+
+@pytest.mark.parametrize("command", ["rename", "rekey"])
+def test_rename_and_rekey_wait_for_a_runs_lock_on_the_report(tmp_path, command):
+    """A pytest run holds the report's lock (storage.locked) while it reads, merges and writes it;
+    a rename or rekey of the same report takes that lock too, so it starts only after the run wrote,
+    and neither drops the other's records. Red in a world where they rewrite the file unlocked:
+    they then finish while the run still holds the lock."""
+    import threading
+
+    from harness import storage
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_m.py").write_text(textwrap.dedent(MODULE))
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps({"schema": 3, "claims": [],
+                                "tests": _stamped(tmp_path, ["tests/test_m.py::test_other"])}))
+    done = threading.Event()
+
+    def rewrite():
+        if command == "rename":
+            provenance.rename_file(path, "tests/test_m.py", "tests/test_n.py")
+        else:
+            provenance.rekey_file(tmp_path, path)
+        done.set()
+
+    with storage.locked(path):
+        worker = threading.Thread(target=rewrite)
+        worker.start()
+        assert not done.wait(1.0), f"{command} rewrote the report while a run held its lock"
+    worker.join(30)
+    assert done.is_set(), f"{command} did not finish once the lock was released"
