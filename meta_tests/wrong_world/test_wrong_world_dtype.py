@@ -87,7 +87,7 @@ CLAIMS = [
     "dtype.set-default-tensor-type", "amp.cuda-amp-namespace", "jit.script-trace-not-deprecated",
     "tv.models-pretrained-kwarg", "autograd.inplace-check", "autograd.requires-grad-false-semantics",
     "loss.mse-reduction", "nn.named-modules-add-module", "nn.rnn-output-vs-hn", "tv.make-grid-3ch",
-    "dist.launch-help-options",
+    "dist.launch-help-options", "autograd.grad-ones-per-sample",
 ]
 
 
@@ -98,11 +98,8 @@ def test_every_cpu_partly_claim_has_a_world_here():
     partly = {cid for cid, c in inv.claims.items() if c.ever_partly and c.decided_by == "cpu"}
     # dist.launch-is-current's holding half runs launched workers: its world is in test_wrong_world_dist.py;
     # serial.save-load-checkpoint-module is partly on torch 2.4-2.5 only, where its holding half runs
-    # (max_torch 2.6): on a torch without it, its world is in test_wrong_world_serial.py;
-    # autograd.grad-ones-per-sample's holding half breaks in its own world there too
-    # (test_wrong_world_autograd.py, grad_outputs_as_a_weighted_mean: autograd.grad itself rescaled)
-    assert partly == set(CLAIMS) | {"dist.launch-is-current", "serial.save-load-checkpoint-module",
-                                    "autograd.grad-ones-per-sample"}
+    # (max_torch 2.6): on a torch without it, its world is in test_wrong_world_serial.py
+    assert partly == set(CLAIMS) | {"dist.launch-is-current", "serial.save-load-checkpoint-module"}
 
 
 @pytest.fixture(scope="module")

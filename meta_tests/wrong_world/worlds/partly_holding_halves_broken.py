@@ -18,6 +18,8 @@ import torchvision.transforms.functional as TF
 import torchvision.utils
 from torch import nn
 
+from wrong_world.worlds import grad_outputs_as_a_weighted_mean
+
 _backward = torch.Tensor.backward
 
 
@@ -196,6 +198,7 @@ def launch_parse_args(args):
 
 
 def apply():
+    grad_outputs_as_a_weighted_mean.apply()  # autograd.grad-ones-per-sample
     torch.Tensor.backward = backward
     torch.normal = normal
     torch.set_default_tensor_type = set_default_tensor_type
