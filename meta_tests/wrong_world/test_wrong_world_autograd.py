@@ -6,6 +6,7 @@ the reason their assertions give.
     backward() that overwrites .grad instead of adding    -> autograd.backward-accumulates red
     autograd.grad that divides grad_outputs by their sum (a weighted mean)
                                                           -> autograd.grad-ones-per-sample red (its holding half)
+    jacrev that lays its result out input-first             -> autograd.jacrev-same-as-jacobian red
     four worlds where the note would be right, in one spec run (notes_right_run):
       a write through .numpy() seen by the version counter -> autograd.inplace-check red
       a frozen layer always recorded (F.linear attaches a graph when nothing requires grad)
@@ -31,6 +32,8 @@ CASES = [
                  "Mismatched elements", id="backward-overwrites"),
     pytest.param("test_autograd_functional.py", "autograd.grad-ones-per-sample", "grad_outputs_as_a_weighted_mean",
                  "each sample's own derivative", id="grad-outputs-weighted-mean"),
+    pytest.param("test_autograd_functional.py", "autograd.jacrev-same-as-jacobian", "jacrev_transposed",
+                 "torch.Size([3, 4]) == torch.Size([4, 3])", id="jacrev-transposed"),
 ]
 
 

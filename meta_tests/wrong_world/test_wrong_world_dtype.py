@@ -6,6 +6,8 @@ differs, the claim's tests must go red, for the reason their assertions give.
                                                           -> dtype.pil-from-tensor, dtype.to-pil-image-equivalence,
                                                              dtype.pil-to-tensor-manual, dtype.to-tensor-func red
     Tensor.to whose non_blocking defaults to True         -> dtype.to-non-blocking-default red
+    torch.tensor(..., requires_grad=True) that allocates .grad at creation, integers made floating
+                                                          -> dtype.tensor-requires-grad red
     a consumer of a non_blocking copy that does not wait for it (the copy on another stream;
       needs a CUDA GPU, skips without one)                -> dtype.to-non-blocking-semantics red
     float32 matmul computed in float64 (benchmark, serial spec run)
@@ -63,6 +65,12 @@ def test_tensor_to_defaulting_to_non_blocking_turns_the_default_claim_red(run_sp
     run = run_spec("tests/test_dtype.py", "--claim", "dtype.to-non-blocking-default", "-m", "cpu",
                    world="to_non_blocking_by_default")
     assert_goes_red(run, "dtype.to-non-blocking-default", "non_blocking of the copies: [True, True, True]")
+
+
+def test_a_tensor_that_allocates_its_gradient_at_creation_turns_tensor_requires_grad_red(run_spec):
+    run = run_spec("tests/test_dtype.py", "--claim", "dtype.tensor-requires-grad", "-m", "cpu",
+                   world="requires_grad_allocates_a_gradient")
+    assert_goes_red(run, "dtype.tensor-requires-grad", "expected None")
 
 
 @pytest.mark.needs(gpus=1)
