@@ -16,6 +16,8 @@ way a wrong reading of the notes would have it. Each run collects only the test 
     a torchvision MNIST outside the Dataset hierarchy, and a DataLoader whose batch_size is required
                                                           -> data.datasets-subclass-dataset,
                                                              data.dataset-only-required-arg red
+    a DataLoader that hands the dataset a batch's whole list of indices in one call
+                                                          -> data.dataset-index-to-pair red
 """
 import pytest
 
@@ -62,3 +64,9 @@ def test_datasets_apart_and_a_required_batch_size_turn_added_data_claims_red(run
                    world="datasets_apart_and_batch_size_required")
     assert_goes_red(run, "data.datasets-subclass-dataset", "MNIST")
     assert_goes_red(run, "data.dataset-only-required-arg", "batch_size")
+
+
+def test_a_loader_that_fetches_a_batch_in_one_call_turns_dataset_index_to_pair_red(run_spec):
+    run = run_spec("tests/test_data_loader.py", "-m", "cpu", "--claim", "data.dataset-index-to-pair",
+                   world="loader_hands_the_dataset_a_batch_of_indices")
+    assert_goes_red(run, "data.dataset-index-to-pair", "indices handed over: [[")

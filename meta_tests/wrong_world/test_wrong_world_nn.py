@@ -3,6 +3,8 @@ would, and the claim's tests must go red.
 
     dropout that does not rescale by 1/(1-p)              -> nn.dropout-train-eval red
     Conv2d / Linear with bias=False that register a zero bias -> nn.bias-none-without-bias red
+    loss classes that are plain callables, not nn.Module subclasses
+                                                          -> nn.module-base-class red
     nn.Linear that ignores its bias, and an nn.ModuleList that keeps its layers unregistered
                                                           -> nn.linear-weight-orientation, nn.modulelist-registers red
 
@@ -19,6 +21,8 @@ CASES = [
                  "Mismatched elements", id="dropout-without-rescale"),
     pytest.param("test_nn_modules.py", "nn.bias-none-without-bias", "layers_without_bias_get_a_zero_bias",
                  "expected None", id="zero-bias-without-bias"),
+    pytest.param("test_nn_modules.py", "nn.module-base-class", "losses_outside_the_module_hierarchy",
+                 "loss classes that are not nn.Module subclasses: ['", id="losses-outside-nn-module"),
 ]
 
 
