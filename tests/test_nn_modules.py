@@ -104,7 +104,7 @@ def copy_convs(model):
     return conv_model
 
 
-@pytest.mark.claim("nn.named-modules-add-module", half="holding")
+@pytest.mark.claim("nn.named-modules-add-module", decides="holds")
 def test_note_loop_copies_the_convs_that_are_direct_children():
     flat = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Conv2d(2, 2, 1))
     copied = copy_convs(flat)
@@ -112,7 +112,7 @@ def test_note_loop_copies_the_convs_that_are_direct_children():
     assert copied.get_submodule("0") is flat[0] and copied.get_submodule("2") is flat[2]
 
 
-@pytest.mark.claim("nn.named-modules-add-module", half="failing")
+@pytest.mark.claim("nn.named-modules-add-module", decides="wrong")
 def test_note_loop_fails_on_a_nested_conv():
     # a conv below the top level has a dotted name, which add_module refuses
     with pytest.raises(KeyError, match=r'module name can.{1,3}t contain "\.", got: 1\.1\.0'):

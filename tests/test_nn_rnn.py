@@ -195,14 +195,14 @@ def test_a_4d_hidden_state_as_the_note_describes_is_rejected():
         rnn(torch.randn(T, N, IN), torch.zeros(1, T, N, HID))
 
 
-@pytest.mark.claim("nn.rnn-output-vs-hn", half="holding")
+@pytest.mark.claim("nn.rnn-output-vs-hn", decides="holds")
 def test_single_layer_h_n_is_the_last_output_step():
     rnn = nn.RNN(IN, HID)
     out, h_n = rnn(torch.randn(T, N, IN))
     assert_close(h_n[0], out[-1])
 
 
-@pytest.mark.claim("nn.rnn-output-vs-hn", half="failing")
+@pytest.mark.claim("nn.rnn-output-vs-hn", decides="wrong")
 def test_multi_layer_h_n_holds_every_layer_but_output_only_the_last():
     rnn = nn.RNN(IN, HID, num_layers=2)
     out, h_n = rnn(torch.randn(T, N, IN))
@@ -211,7 +211,7 @@ def test_multi_layer_h_n_holds_every_layer_but_output_only_the_last():
     assert not torch.allclose(h_n[0], out[-1]), "layer 0's final state is not in output"
 
 
-@pytest.mark.claim("nn.rnn-output-vs-hn", half="failing")
+@pytest.mark.claim("nn.rnn-output-vs-hn", decides="wrong")
 def test_bidirectional_backward_final_state_is_the_first_output_step():
     rnn = nn.RNN(IN, HID, bidirectional=True)
     out, h_n = rnn(torch.randn(T, N, IN))

@@ -35,9 +35,6 @@ differs, the claim's tests must go red, for the reason their assertions give.
       - autograd.inplace-check: an in-place add inside a graph escapes the version check.
       - autograd.requires-grad-false-semantics: SGD's weight decay reaches frozen parameters.
       - loss.mse-reduction: MSELoss(reduction='none') of one output per sample is no per-sample vector.
-      - nn.named-modules-add-module: a bare nn.Module container renames what add_module gives it.
-      - nn.rnn-output-vs-hn: a single-layer RNN's h_n is the first output step.
-      - tv.make-grid-3ch: make_grid keeps one-channel images in one channel.
       - dist.launch-help-options: torch.distributed.launch refuses the note's --use_env spelling.
 """
 import pytest
@@ -94,8 +91,7 @@ CLAIMS = [
     "data.weighted-random-sampler", "dist.syncbn-signature", "nn.embedding-shape",
     "dtype.set-default-tensor-type", "amp.cuda-amp-namespace", "jit.script-trace-not-deprecated",
     "tv.models-pretrained-kwarg", "autograd.inplace-check", "autograd.requires-grad-false-semantics",
-    "loss.mse-reduction", "nn.named-modules-add-module", "nn.rnn-output-vs-hn", "tv.make-grid-3ch",
-    "dist.launch-help-options", "autograd.grad-ones-per-sample",
+    "loss.mse-reduction", "dist.launch-help-options", "autograd.grad-ones-per-sample",
 ]
 
 

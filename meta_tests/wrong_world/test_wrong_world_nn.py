@@ -1,10 +1,14 @@
 """Wrong-world checks for the nn claims: each patch makes torch behave as the claim's wrong version
-would, and the claim's tests must go red.
+would (for a refuted claim, as the note says it does), and the claim's tests must go red.
 
     dropout that does not rescale by 1/(1-p)              -> nn.dropout-train-eval red
     Conv2d / Linear with bias=False that register a zero bias -> nn.bias-none-without-bias red
     loss classes that are plain callables, not nn.Module subclasses
                                                           -> nn.module-base-class red
+    add_module that takes dotted names (the note's loop copies nested convs)
+                                                          -> nn.named-modules-add-module red
+    an RNN whose h_n is output's last step for every layer and direction
+                                                          -> nn.rnn-output-vs-hn red
     nn.Linear that ignores its bias, and an nn.ModuleList that keeps its layers unregistered
                                                           -> nn.linear-weight-orientation, nn.modulelist-registers red
 
@@ -23,6 +27,10 @@ CASES = [
                  "expected None", id="zero-bias-without-bias"),
     pytest.param("test_nn_modules.py", "nn.module-base-class", "losses_outside_the_module_hierarchy",
                  "loss classes that are not nn.Module subclasses: ['", id="losses-outside-nn-module"),
+    pytest.param("test_nn_modules.py", "nn.named-modules-add-module", "add_module_takes_dotted_names",
+                 "DID NOT RAISE", id="add-module-takes-dotted-names"),
+    pytest.param("test_nn_rnn.py", "nn.rnn-output-vs-hn", "rnn_h_n_is_the_last_output_step",
+                 "layer 0's final state is not in output", id="h-n-is-the-last-output-step"),
 ]
 
 

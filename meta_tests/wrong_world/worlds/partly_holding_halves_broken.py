@@ -1,7 +1,7 @@
 """The partly claims' world: one patch of many functions breaks the holding half of every CPU partly claim
 (whatever its topic), so each must read failed, never partly on its failing half alone; and backward
 keeps the graph unless told otherwise (autograd.retain-graph). What it breaks, claim by claim, is listed
-in test_wrong_world_dtype.py's docstring (autograd.inplace-check, loss.mse-reduction, tv.make-grid-3ch
+in test_wrong_world_dtype.py's docstring (autograd.inplace-check, loss.mse-reduction, tensor.vstack-hstack
 and the others of CLAIMS there).
 """
 import contextlib
@@ -15,7 +15,6 @@ import torch.utils.data.sampler as sampler_mod
 import torchvision.models as models
 import torchvision.models.squeezenet as squeezenet_mod
 import torchvision.transforms.functional as TF
-import torchvision.utils
 from torch import nn
 
 from wrong_world.worlds import grad_outputs_as_a_weighted_mean
@@ -160,34 +159,6 @@ def mse_loss(input, target, *args, reduction="mean", **kwargs):
     return out.unsqueeze(1) if reduction == "none" and input.dim() == 1 else out  # no per-sample vector
 
 
-_add_module = nn.Module.add_module
-
-
-def add_module(self, name, module):
-    if type(self) is nn.Module and "." not in name:  # a bare container renames what it is given
-        name = f"copy_{name}"
-    return _add_module(self, name, module)
-
-
-_rnn_forward = nn.RNN.forward
-
-
-def rnn_forward(self, input, hx=None):
-    out, h_n = _rnn_forward(self, input, hx)
-    if self.num_layers == 1 and not self.bidirectional:
-        h_n = out[:1].clone()  # a single layer's h_n is the first output step
-    return out, h_n
-
-
-_make_grid = torchvision.utils.make_grid
-
-
-def make_grid(tensor, *args, **kwargs):
-    grid = _make_grid(tensor, *args, **kwargs)
-    one_channel = isinstance(tensor, torch.Tensor) and tensor.dim() == 4 and tensor.shape[1] == 1
-    return grid[:1] if one_channel else grid  # one-channel images stay one channel
-
-
 _launch_parse_args = launch.parse_args
 
 
@@ -219,7 +190,4 @@ def apply():
     torch.Tensor.add_ = add_
     torch.optim.SGD.step = sgd_step
     F.mse_loss = mse_loss
-    nn.Module.add_module = add_module
-    nn.RNN.forward = rnn_forward
-    torchvision.utils.make_grid = make_grid
     launch.parse_args = launch_parse_args
