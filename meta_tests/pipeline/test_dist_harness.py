@@ -204,7 +204,7 @@ def test_a_shared_result_is_started_with_the_first_test_and_its_readers_run_last
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(runner.ROOT), os.environ.get("PYTHONPATH")])))
     pytester.makepyfile(test_early=EARLY_SPEC)
     result = pytester.runpytest_subprocess("-p", "fixtures.procs.session", "-p", "no:cacheprovider", "-p", "no:xdist",
-                                           "-v")
+                                           "-v", timeout=120)
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*test_other PASSED*", "*test_plain PASSED*", "*test_reads_it PASSED*"])
 
@@ -264,7 +264,7 @@ def test_a_shared_result_is_produced_once_and_only_when_a_collected_test_reads_i
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(runner.ROOT), os.environ.get("PYTHONPATH")])))
     pytester.makepyfile(test_needed=NEEDED_SPEC)
     result = pytester.runpytest_subprocess("-p", "fixtures.procs.session", "-p", "no:cacheprovider", "-p", "no:xdist",
-                                           "-v")
+                                           "-v", timeout=120)
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines(["*test_reads_either?a? PASSED*"])
     result.stdout.fnmatch_lines(["*test_reads_either?b? SKIPPED*"])
