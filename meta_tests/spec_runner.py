@@ -12,7 +12,8 @@ wrong world checks nothing.
 Without a test path among the arguments, the run collects only the spec files that mention one of
 the `--claim` IDs: it imports only what it needs and is not disturbed by other files.
 
-Also here: ROOT, and MINI_PROJECT_INI for the miniature projects the harness tests build. The tox
+Also here: ROOT, and MINI_PROJECT_INI and write_mini_project for the miniature projects the harness
+tests build. The tox
 environments and their releases are in tox_reader.py.
 """
 from __future__ import annotations
@@ -82,6 +83,24 @@ markers =
     claim: claim
     needs: needs
 """
+# the plugins of a mini project's conftest: the spec's own, less those its tests do not need
+MINI_PROJECT_PLUGINS = ("fixtures.needs", "harness.claims_plugin", "fixtures.state_guard")
+
+
+def write_mini_project(pytester, inventory: str, tests: str | None = None, *,
+                       plugins: tuple[str, ...] = MINI_PROJECT_PLUGINS):
+    """A miniature project in pytester's folder: MINI_PROJECT_INI, a conftest loading `plugins`,
+    the inventory claims/x.toml and, if given, the spec file test_mini.py. The conftest puts this
+    repository on sys.path itself: the mini project's xdist workers start from the sys.path frozen
+    when the outer pytest started (PYTHONPATH does not reach them). Returns pytester."""
+    pytester.makeini(MINI_PROJECT_INI)
+    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\npytest_plugins = {list(plugins)!r}\n")
+    (pytester.path / "claims").mkdir()
+    (pytester.path / "claims" / "x.toml").write_text(inventory, encoding="utf-8")
+    if tests is not None:
+        pytester.makepyfile(test_mini=tests)
+    return pytester
+
 
 def make_runner(tmp_path: pathlib.Path):
     """run(*pytest_args, world=None, timeout=120) -> SpecRun, run from the project root: a child of

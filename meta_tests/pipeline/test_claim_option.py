@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from spec_runner import MINI_PROJECT_INI as INI
-from spec_runner import ROOT
+from spec_runner import write_mini_project
 
 INVENTORY = """
 topic = "x"
@@ -63,15 +62,7 @@ def test_unrelated():
 def project(pytester, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     monkeypatch.setenv("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
-    pytester.makeini(INI)
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["fixtures.needs", "harness.claims_plugin", "fixtures.state_guard"]\n'
-    )
-    (pytester.path / "claims").mkdir()
-    (pytester.path / "claims" / "x.toml").write_text(INVENTORY, encoding="utf-8")
-    pytester.makepyfile(test_mini=TESTS)
-    return pytester
+    return write_mini_project(pytester, INVENTORY, TESTS)
 
 
 def test_claim_on_a_partly_claim_prints_both_halves_of_its_correction(project):

@@ -87,6 +87,40 @@ def test_a_line_worker_that_gives_no_answer_shows_where_it_was_stuck():
         worker.ask("go", timeout=2)
     assert "in compute_the_answer_forever" in str(silent.value), str(silent.value)
     assert runner.processes_with_token(worker.token) == []
+    head = str(silent.value).splitlines()[0]
+    assert head == f"process failure: worker stuck-worker: gave no answer within 2 s (killed); logs: {worker.log_path}"
+    assert "compute_the_answer_forever" in worker.log_path.read_text(), "the failed worker's log is kept"
+    worker.log_path.unlink()
+
+
+def test_a_line_worker_that_dies_fails_with_a_headline_naming_its_error_and_its_kept_log():
+    """The first line of a dead worker's failure is a process headline, which the claims report
+    records as the failure: the worker, its exit status, its last exception line and its log's path
+    (kept for a failed worker; a worker closed after its answers leaves no log behind). Red in a
+    world where the message starts with the stderr tail, names no log, or the log is deleted."""
+    from harness import session
+
+    code = "import sys\nsys.stdin.readline()\nraise ValueError('no such command')\n"
+    worker = workers.LineWorker("dying-worker", code, timeout=30)
+    with pytest.raises(AssertionError) as died:
+        worker.ask("go")
+    worker.close()
+    head = str(died.value).splitlines()[0]
+    assert head == (f"process failure: worker dying-worker: ended (exit status 1), ValueError: no such command; "
+                    f"logs: {worker.log_path}"), head
+
+    class Report:
+        when = "call"
+        longreprtext = f"E   AssertionError: {died.value}".replace("\n", "\nE   ")
+
+    assert session.failure_summary(Report) == f"call: {head}"
+    assert "ValueError: no such command" in worker.log_path.read_text(), "the failed worker's log is kept"
+    worker.log_path.unlink()
+    answering = workers.LineWorker("answering-worker", "import sys\nfor line in sys.stdin:\n    print(line.strip())\n",
+                                   timeout=30)
+    assert answering.ask("echo", timeout=30) == "echo"
+    answering.close()
+    assert not answering.log_path.exists(), "a worker that did not fail leaves its log behind"
 
 
 @pytest.mark.slow
@@ -170,7 +204,7 @@ def test_a_shared_result_is_started_with_the_first_test_and_its_readers_run_last
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(runner.ROOT), os.environ.get("PYTHONPATH")])))
     pytester.makepyfile(test_early=EARLY_SPEC)
     result = pytester.runpytest_subprocess("-p", "fixtures.procs.session", "-p", "no:cacheprovider", "-p", "no:xdist",
-                                           "-v")
+                                           "-v", timeout=120)
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*test_other PASSED*", "*test_plain PASSED*", "*test_reads_it PASSED*"])
 
@@ -230,7 +264,7 @@ def test_a_shared_result_is_produced_once_and_only_when_a_collected_test_reads_i
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(runner.ROOT), os.environ.get("PYTHONPATH")])))
     pytester.makepyfile(test_needed=NEEDED_SPEC)
     result = pytester.runpytest_subprocess("-p", "fixtures.procs.session", "-p", "no:cacheprovider", "-p", "no:xdist",
-                                           "-v")
+                                           "-v", timeout=120)
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines(["*test_reads_either?a? PASSED*"])
     result.stdout.fnmatch_lines(["*test_reads_either?b? SKIPPED*"])

@@ -6,7 +6,7 @@ import pytest
 import torch._dynamo  # noqa: F401  (see test_harness_pytester.py: keep it out of in-process runs)
 
 from harness import inventory, rendering, report, verdicts
-from spec_runner import ROOT
+from spec_runner import write_mini_project
 
 CLAIM = '[[claim]]\nid = "t.a"\nsource = ["n › s"]\nclaim = "c"\nchecklist_needs = ["cpu"]\ndecided_by = "cpu"\n'
 PARTLY = CLAIM + 'standing = "partly"\ncorrection = "right for x; wrong for y"\n'
@@ -82,7 +82,6 @@ def test_build_records_the_halves_counts_partly_and_renders_the_correction(tmp_p
     assert row in rendering.render_markdown(doc)
 
 
-INI = "[pytest]\nclaims_inventory = claims\naddopts = -p no:cacheprovider\nmarkers =\n    claim: c\n    needs: n\n"
 INVENTORY = 'topic = "x"\ntitle = "Mini"\n' + PARTLY.replace("t.a", "x.p") + CLAIM.replace("t.a", "x.h") + \
     'standing = "holds"\n'
 TESTS = """
@@ -100,12 +99,7 @@ def test_failing():
 
 @pytest.fixture
 def project(pytester):
-    pytester.makeini(INI)
-    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-                          'pytest_plugins = ["fixtures.needs", "harness.claims_plugin"]\n')
-    (pytester.path / "claims").mkdir()
-    (pytester.path / "claims" / "x.toml").write_text(INVENTORY)
-    return pytester
+    return write_mini_project(pytester, INVENTORY, plugins=("fixtures.needs", "harness.claims_plugin"))
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])

@@ -6,13 +6,13 @@ import pytest
 # pytester's in-process runs drop from sys.modules whatever was first imported inside them. Once
 # imported, torch._dynamo wraps torch.manual_seed, and its import registers C++ operator libraries
 # that cannot be registered twice: a later re-import after such a drop fails ("Only a single
-# TORCH_LIBRARY ..."). Importing it here, before any in-process run of this module (the only meta
-# tests that run pytest in-process), keeps it out of every one of them.
+# TORCH_LIBRARY ..."). Importing it here, at collection, before any in-process run (this module's,
+# test_harness_partly.py's, which imports it too, and test_claim_option.py's), keeps it out of them.
 import torch
 import torch._dynamo  # noqa: F401
 
 from spec_runner import MINI_PROJECT_INI as INI
-from spec_runner import ROOT
+from spec_runner import ROOT, write_mini_project
 
 INVENTORY = """
 topic = "x"
@@ -122,17 +122,7 @@ def project(pytester, monkeypatch):
     assert not torch.cuda.is_initialized(), "CUDA started in this process: the mini project cannot hide the GPUs"
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     monkeypatch.setenv("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
-    pytester.makeini(INI)
-    # the harness package must be importable in the mini project's xdist workers too, which
-    # start from the sys.path frozen when the outer pytest started (PYTHONPATH does not reach them)
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["fixtures.needs", "harness.claims_plugin", "fixtures.state_guard"]\n'
-    )
-    (pytester.path / "claims").mkdir()
-    (pytester.path / "claims" / "x.toml").write_text(INVENTORY)
-    pytester.makepyfile(test_mini=TESTS)
-    return pytester
+    return write_mini_project(pytester, INVENTORY, TESTS)
 
 
 def verdicts(pytester, name="reports/claims.json"):

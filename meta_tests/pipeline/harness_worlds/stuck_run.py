@@ -8,8 +8,6 @@ import subprocess
 import sys
 import time
 
-import torch
-
 PID_FILE_VAR = "STUCK_RUN_PID_FILE"
 
 
@@ -18,6 +16,8 @@ def manual_seed(seed):
 
 
 def apply():
+    import torch  # here, not at the top: test_fork_server.py imports this module for PID_FILE_VAR
+
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     pathlib.Path(os.environ[PID_FILE_VAR]).write_text(str(child.pid))
     torch.manual_seed = manual_seed
