@@ -15,6 +15,7 @@ def test_a_claim_named_by_a_wrong_world_test_counts_as_checked(tmp_path):
         'CASES = [("tests/test_nn_layers.py", "nn.dropout-train-eval")]\n\n\n'
         "def test_in_the_body(run_spec):\n    assert_goes_red(run_spec(), 'autograd.detach-shared')\n\n\n"
         "def test_through_a_case_list(case=CASES):\n    pass\n\n\n"
+        "def test_that_runs_no_spec():\n    assert 'loss.bce' in CASES\n\n\n"
         "def helper():\n    return 'optim.sgd-update'\n", encoding="utf-8")
     found = wrong_world_index.checks(tmp_path)
     assert found == {"autograd.detach-shared": ["test_wrong_world_x.py::test_in_the_body"],

@@ -3,9 +3,11 @@ world where the claim's stated behaviour is different, read from meta_tests/wron
 
     python meta_tests/wrong_world/wrong_world_index.py > docs/wrong-worlds.md
 
-A claim counts as checked when a test function of those files names its ID in a string (the
-claim it runs and asserts on). meta_tests/wrong_world/test_wrong_worlds_index.py keeps the committed page equal
-to what this prints.
+A claim counts as checked when a test function of those files that runs the spec (it takes a
+fixture: run_spec, or a spec run that several checks share) names its ID in a string (the claim it
+runs and asserts on). A test that takes none runs no world: a list of claims it only reads (the
+partly claims that must have a world) checks none of them. meta_tests/wrong_world/test_wrong_worlds_index.py
+keeps the committed page equal to what this prints.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def checks(folder: pathlib.Path = ROOT / "meta_tests") -> dict[str, list[str]]:
         assigned = {t.id: stmt for stmt in tree.body if isinstance(stmt, ast.Assign)
                     for t in stmt.targets if isinstance(t, ast.Name)}
         for node in tree.body:
-            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
+            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_") or not node.args.args:
                 continue
             # the function (decorators included) and the module-level lists it reads (parametrize cases)
             parts = [node] + [assigned[n.id] for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in assigned]
