@@ -106,6 +106,9 @@ def test_a_child_stays_torch_free_until_it_imports_the_target_and_is_patched_the
 def test_an_unknown_world_is_refused_by_name():
     with pytest.raises(ValueError, match="no such world \\['sgd_that_climb'\\]"):
         world_hook.settings(["sgd_that_climb"])
+    # a harness world's module path with a misspelt package
+    with pytest.raises(ValueError, match="no such world \\['pipeline.harness_world.stuck_run'\\]"):
+        world_hook.settings(["pipeline.harness_world.stuck_run"])
 
 
 
