@@ -37,8 +37,18 @@ def checks(folder: pathlib.Path = ROOT / "meta_tests") -> dict[str, list[str]]:
             named = {n.value for part in parts for n in ast.walk(part)
                      if isinstance(n, ast.Constant) and n.value in ids}
             for cid in named:
-                found.setdefault(cid, []).append(f"{path.name}::{node.name}")
+                found.setdefault(cid, []).append(f"{path.name}::{node.name}{case_ids(parts, cid)}")
     return found
+
+
+def case_ids(parts: list[ast.AST], cid: str) -> str:
+    """The "[id]" of the pytest.param(..., id=...) cases among `parts` that name claim `cid` (the node
+    ID pytest gives that case); "" where no such case names it."""
+    cases = [c for part in parts for c in ast.walk(part)
+             if isinstance(c, ast.Call) and getattr(c.func, "attr", "") == "param"
+             and any(isinstance(n, ast.Constant) and n.value == cid for n in ast.walk(c))]
+    labels = [k.value.value for c in cases for k in c.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)]
+    return f"[{','.join(labels)}]" if labels else ""
 
 
 def render() -> str:
