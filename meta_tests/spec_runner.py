@@ -6,7 +6,8 @@ fork_server.py, which has torch imported already (or a fresh Python on GPU machi
 a SpecRun. With `world=...` the run is in one or more wrong worlds (modules in
 meta_tests/wrong_world/worlds/, switched on by meta_tests/wrong_world/world_hook.py), where a
 claim's stated behaviour is different. A wrong-world check asserts that the claim's tests go red
-there (assert_goes_red; assert_not_holding for a timing claim): a test that stays green in the
+there (assert_goes_red; assert_holding_half_goes_red for a partly claim; assert_not_holding for a
+timing claim): a test that stays green in the
 wrong world checks nothing.
 
 Without a test path among the arguments, the run collects only the spec files that mention one of
@@ -139,6 +140,15 @@ def assert_goes_red(run: SpecRun, cid: str, *fragments: str) -> None:
     assert run.returncode == 1, f"pytest exit status {run.returncode}, expected 1 (tests failed)"
     for fragment in fragments:
         assert fragment in (claim["reason"] or ""), f"{cid} failed for another reason: {claim['reason']}"
+
+
+def assert_holding_half_goes_red(run: SpecRun, cid: str, *fragments: str) -> None:
+    """A partly claim failed in the wrong world, a test of its holding half among the red ones: with
+    the half that holds broken, it reads failed, never partly on its failing half alone."""
+    __tracebackhide__ = True
+    assert_goes_red(run, cid, *fragments)
+    red = [t for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
+    assert any(t.get("half") == "holding" for t in red), f"{cid}: no holding-half test went red: {red}"
 
 
 def figure_verdicts(run: SpecRun, cid: str) -> list:

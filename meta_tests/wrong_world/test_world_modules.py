@@ -1,6 +1,7 @@
 """The world modules (worlds/) and the hook that switches them on (world_hook.py): each world says
-what it breaks, has a part to switch on, is used by a check, and a world that reaches child
-processes leaves a torch-free child torch-free until it imports its TARGET."""
+what it breaks (its docstring names every claim that a check running it alone asserts on), has a
+part to switch on, is used by a check, and a world that reaches child processes leaves a torch-free
+child torch-free until it imports its TARGET."""
 import ast
 import functools
 import os
@@ -44,6 +45,42 @@ def test_a_world_names_the_claims_it_makes_wrong_and_has_a_part_to_switch_on(nam
     assert f'"{name}"' in CHECKS, f"worlds/{name}.py: no wrong-world check runs it"
 
 
+def strings(node: ast.AST) -> set[str]:
+    return {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def checks_of_one_world() -> list[tuple[str, str, set[str]]]:
+    """(check, world, claim IDs) for each wrong-world check that runs one world: a test function of
+    test_wrong_world_*.py that names one world (with the module-level dicts and lists it reads),
+    or one pytest.param of a case list (file, claim, world, fragment)."""
+    found = []
+    for path in sorted(HERE.glob("test_wrong_world_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assigned = {t.id: stmt.value for stmt in tree.body if isinstance(stmt, ast.Assign)
+                    for t in stmt.targets if isinstance(t, ast.Name)}
+        for node in tree.body:
+            if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_")):
+                continue
+            read = [assigned[n.id] for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in assigned]
+            cases = [c for value in read for c in ast.walk(value)
+                     if isinstance(c, ast.Call) and getattr(c.func, "attr", "") == "param"]
+            units = [(f"{path.name}::{node.name}[{i}]", c) for i, c in enumerate(cases)]
+            if not cases:
+                units = [(f"{path.name}::{node.name}", ast.Module(body=[node, *map(ast.Expr, read)], type_ignores=[]))]
+            for check, unit in units:
+                worlds = strings(unit) & set(world_hook.names())
+                if len(worlds) == 1:
+                    found.append((check, worlds.pop(), strings(unit) & set(claim_ids())))
+    return found
+
+
+@pytest.mark.parametrize("check, world, claims", [pytest.param(*c, id=c[0]) for c in checks_of_one_world()])
+def test_a_world_names_every_claim_its_check_asserts_on(check, world, claims):
+    doc = ast.get_docstring(module_tree(world)) or ""
+    unnamed = sorted(cid for cid in claims if cid not in doc)
+    assert not unnamed, f"{check} runs worlds/{world}.py on {unnamed}, which its docstring does not name"
+
+
 @pytest.mark.parametrize("name", [n for n in world_hook.names()
                                   if defined(module_tree(n)) & {"patch", "start_child"}])
 def test_a_world_that_reaches_children_imports_no_torch_at_its_top(name):
@@ -69,6 +106,9 @@ def test_a_child_stays_torch_free_until_it_imports_the_target_and_is_patched_the
 def test_an_unknown_world_is_refused_by_name():
     with pytest.raises(ValueError, match="no such world \\['sgd_that_climb'\\]"):
         world_hook.settings(["sgd_that_climb"])
+    # a harness world's module path with a misspelt package
+    with pytest.raises(ValueError, match="no such world \\['pipeline.harness_world.stuck_run'\\]"):
+        world_hook.settings(["pipeline.harness_world.stuck_run"])
 
 
 

@@ -62,8 +62,8 @@ def test_datasets_apart_and_a_required_batch_size_turn_added_data_claims_red(run
     run = run_spec("tests/test_data_loader.py", "-m", "cpu", "--claim",
                    "data.datasets-subclass-dataset,data.dataset-only-required-arg",
                    world="datasets_apart_and_batch_size_required")
-    assert_goes_red(run, "data.datasets-subclass-dataset", "MNIST")
-    assert_goes_red(run, "data.dataset-only-required-arg", "batch_size")
+    assert_goes_red(run, "data.datasets-subclass-dataset", "not subclasses of torch.utils.data.Dataset: ['MNIST']")
+    assert_goes_red(run, "data.dataset-only-required-arg", "required parameters: ['dataset', 'batch_size'")
 
 
 def test_a_loader_that_fetches_a_batch_in_one_call_turns_dataset_index_to_pair_red(run_spec):

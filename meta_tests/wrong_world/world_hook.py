@@ -50,10 +50,17 @@ def module_name(world: str) -> str:
     return world if "." in world else f"{PACKAGE}.{world}"
 
 
+def is_module(dotted: str) -> bool:
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except ModuleNotFoundError:  # a package on the way that does not exist
+        return False
+
+
 def settings(worlds: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
     """What a spec run needs to run in `worlds`: (pytest arguments, environment variables to set,
     folders to put on sys.path and PYTHONPATH). An unknown world raises ValueError."""
-    unknown = [w for w in worlds if w not in names() and not ("." in w and importlib.util.find_spec(w))]
+    unknown = [w for w in worlds if w not in names() and not ("." in w and is_module(w))]
     if unknown:
         raise ValueError(f"no such world {unknown} in {WORLDS_DIR}; known: {names()}")
     return ["-p", "wrong_world.world_hook"], {WORLDS_VAR: ",".join(worlds)}, [str(IMPORT_ROOT)]

@@ -3,9 +3,11 @@ world where the claim's stated behaviour is different, read from meta_tests/wron
 
     python meta_tests/wrong_world/wrong_world_index.py > docs/wrong-worlds.md
 
-A claim counts as checked when a test function of those files names its ID in a string (the
-claim it runs and asserts on). meta_tests/wrong_world/test_wrong_worlds_index.py keeps the committed page equal
-to what this prints.
+A claim counts as checked when a test function of those files that runs the spec (it takes a
+fixture: run_spec, or a spec run that several checks share) names its ID in a string (the claim it
+runs and asserts on). A test that takes none runs no world: a list of claims it only reads (the
+partly claims that must have a world) checks none of them. meta_tests/wrong_world/test_wrong_worlds_index.py
+keeps the committed page equal to what this prints.
 """
 from __future__ import annotations
 
@@ -28,15 +30,25 @@ def checks(folder: pathlib.Path = ROOT / "meta_tests") -> dict[str, list[str]]:
         assigned = {t.id: stmt for stmt in tree.body if isinstance(stmt, ast.Assign)
                     for t in stmt.targets if isinstance(t, ast.Name)}
         for node in tree.body:
-            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
+            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_") or not node.args.args:
                 continue
             # the function (decorators included) and the module-level lists it reads (parametrize cases)
             parts = [node] + [assigned[n.id] for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in assigned]
             named = {n.value for part in parts for n in ast.walk(part)
                      if isinstance(n, ast.Constant) and n.value in ids}
             for cid in named:
-                found.setdefault(cid, []).append(f"{path.name}::{node.name}")
+                found.setdefault(cid, []).append(f"{path.name}::{node.name}{case_ids(parts, cid)}")
     return found
+
+
+def case_ids(parts: list[ast.AST], cid: str) -> str:
+    """The "[id]" of the pytest.param(..., id=...) cases among `parts` that name claim `cid` (the node
+    ID pytest gives that case); "" where no such case names it."""
+    cases = [c for part in parts for c in ast.walk(part)
+             if isinstance(c, ast.Call) and getattr(c.func, "attr", "") == "param"
+             and any(isinstance(n, ast.Constant) and n.value == cid for n in ast.walk(c))]
+    labels = [k.value.value for c in cases for k in c.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)]
+    return f"[{','.join(labels)}]" if labels else ""
 
 
 def render() -> str:
