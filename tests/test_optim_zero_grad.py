@@ -56,10 +56,10 @@ def test_model_zero_grad_default_matches_the_version_boundary():
     default = inspect.signature(nn.Module.zero_grad).parameters["set_to_none"].default
     net.zero_grad()
     if torch_at_least(SET_TO_NONE_DEFAULT_SINCE):
-        assert default is True
+        assert default is True, f"set_to_none defaults to {default}, expected True"
         assert all(g is None for g in grads(net)), f"expected None grads, got {grads(net)}"
     else:
-        assert default is False
+        assert default is False, f"set_to_none defaults to {default}, expected False"
         assert all(g is not None and not g.any() for g in grads(net)), f"expected zero grads, got {grads(net)}"
     # zeros are still one keyword away
     with_grads(net)

@@ -53,21 +53,26 @@ def _capture(module):
 # --- tv.models-pretrained-kwarg --------------------------------------------------------
 
 
+def _cache_a_stand_in_checkpoint(tmp_path, monkeypatch):
+    """A random SqueezeNet 1.0 state dict, saved where torchvision's loader looks for the ImageNet
+    checkpoint before it would download it (a torch hub cache under tmp_path); returns it."""
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    assert torch.hub.get_dir() == str(tmp_path / "hub"), "torch.hub.set_dir() was called elsewhere"
+    weights = models.SqueezeNet1_0_Weights.IMAGENET1K_V1
+    assert models.SqueezeNet1_0_Weights.DEFAULT is weights
+    stand_in = models.squeezenet1_0().state_dict()
+    cached = tmp_path / "hub" / "checkpoints" / os.path.basename(urlparse(weights.url).path)
+    cached.parent.mkdir(parents=True)
+    torch.save(stand_in, cached)
+    return stand_in
+
+
 @pytest.mark.claim("tv.models-pretrained-kwarg", half="holding")
 @pytest.mark.needs(min_torch=TORCH_OF_FIRST_WEIGHTS_ENUMS)
 @pytest.mark.filterwarnings("ignore:The parameter 'pretrained' is deprecated:UserWarning")
 @pytest.mark.filterwarnings("ignore:Arguments other than a weight enum:UserWarning")
 def test_pretrained_true_loads_the_default_checkpoint(tmp_path, monkeypatch):
-    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
-    assert torch.hub.get_dir() == str(tmp_path / "hub"), "torch.hub.set_dir() was called elsewhere"
-    weights = models.SqueezeNet1_0_Weights.IMAGENET1K_V1
-    assert models.SqueezeNet1_0_Weights.DEFAULT is weights
-    # a stand-in for the ImageNet checkpoint, stored where the downloader would have put it
-    stand_in = models.squeezenet1_0().state_dict()
-    cached = tmp_path / "hub" / "checkpoints" / os.path.basename(urlparse(weights.url).path)
-    cached.parent.mkdir(parents=True)
-    torch.save(stand_in, cached)
-
+    stand_in = _cache_a_stand_in_checkpoint(tmp_path, monkeypatch)
     loaded = models.squeezenet1_0(pretrained=True).state_dict()
     assert loaded.keys() == stand_in.keys()
     for name, tensor in stand_in.items():
@@ -76,15 +81,16 @@ def test_pretrained_true_loads_the_default_checkpoint(tmp_path, monkeypatch):
 
 @pytest.mark.claim("tv.models-pretrained-kwarg", half="failing")
 @pytest.mark.needs(min_torch=TORCH_OF_FIRST_WEIGHTS_ENUMS)
-def test_pretrained_is_deprecated_and_names_the_weights_enum_to_use_instead():
+def test_pretrained_is_deprecated_and_names_the_weights_enum_to_use_instead(tmp_path, monkeypatch):
+    _cache_a_stand_in_checkpoint(tmp_path, monkeypatch)
     with pytest.warns(UserWarning) as record:
-        models.squeezenet1_0(pretrained=False)
+        models.squeezenet1_0(pretrained=True)  # the note's call
     messages = [str(w.message) for w in record]
     assert any(
         f"The parameter 'pretrained' is deprecated since {PRETRAINED_DEPRECATED_IN_TORCHVISION}" in m
         for m in messages
     ), messages
-    assert any("weights=None" in m for m in messages), messages
+    assert any("weights=SqueezeNet1_0_Weights.IMAGENET1K_V1" in m for m in messages), messages
 
 
 @pytest.mark.claim("tv.models-pretrained-kwarg", half="holding")
