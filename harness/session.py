@@ -110,6 +110,7 @@ class ClaimsRun:
         self.unchanged: str | None = None  # why this run left the report as it was
         self.lost_workers: list[str] = []  # xdist workers that went down with an error
         self.hashing: threading.Thread | None = None  # xdist controller: provenance.warm in the background
+        self.as_collected: dict[str, str | None] = {}  # node ID -> its source hash when the run collected it
         self.running: dict[str, None] = {}  # node IDs started and not finished (where an interrupted run stopped)
         self.signalled: str | None = None  # the signal that interrupted the run, when it was one we caught
         self._sigterm_before = None
@@ -212,6 +213,10 @@ class ClaimsRun:
         self.collected |= {item.nodeid for item in session.items if claim_ids(item)} | set(self.deselected)
         if self.is_controller:
             return
+        if not self.is_worker and not self.config.option.collectonly:
+            # the tests' sources as they run: an edit made while the run runs does not reach their stamps
+            self.as_collected = provenance.warm(self.config.rootpath,
+                                                [i.nodeid for i in session.items if claim_ids(i)])
         worker = self.config.workerinput["workerid"] if self.is_worker else None
         # one process looks at the machine: no CUDA context is created, unless nvidia-smi is
         # missing on a GPU machine (then torch names the GPUs, see probe.environment())
@@ -226,12 +231,17 @@ class ClaimsRun:
     def pytest_xdist_node_collection_finished(self, node, ids):
         """xdist controller: hash the collected tests' sources now, beside the workers, instead of
         after the last test, where parsing every test module would lengthen the run's serial tail.
-        The report still stamps each test as its file is then (the cache is keyed by the file's
-        mtime). Not in a run without xdist: the serial benchmark step must stay quiet."""
+        These are the hashes the report stamps: a test edited after it was collected keeps the hash
+        of the version that ran (and reads stale against the edited file). A run without xdist
+        hashes at the end of its collection, before its first test (the serial benchmark step must
+        stay quiet while it measures)."""
         if self.hashing is None:
-            self.hashing = threading.Thread(target=provenance.warm, args=(self.config.rootpath, list(ids)),
+            self.hashing = threading.Thread(target=self._hash_as_collected, args=(list(ids),),
                                             name="claims-provenance", daemon=True)
             self.hashing.start()
+
+    def _hash_as_collected(self, nodeids: list[str]) -> None:
+        self.as_collected = provenance.warm(self.config.rootpath, nodeids)
 
     # --- outcomes ------------------------------------------------------------------
 
@@ -306,13 +316,13 @@ class ClaimsRun:
         environment = self.environment
         root = self.config.rootpath
         if self.hashing is not None:
-            self.hashing.join()  # its results are in provenance's cache: no file parsed twice
-        new = {n: {**t, **provenance.stamp(root, self.inventory, n, t["claims"])} for n, t in ran.items()}
+            self.hashing.join()  # its results are self.as_collected: no file parsed twice
+        new = {n: {**t, **self._stamp(n, t["claims"])} for n, t in ran.items()}
         for nodeid, d in self.deselected.items():
             new.setdefault(nodeid, d)
         stopped = self._stopped(session, exitstatus, ran)
         if stopped:
-            new.update(self._unreached(session, new, stopped, root))
+            new.update(self._unreached(session, new, stopped))
         previous, why_not = storage.load_previous(path, environment)
         if previous is not None:  # the libraries of the earlier runs' evidence stay named
             environment["libraries"] = {**((previous.get("environment") or {}).get("libraries") or {}),
@@ -347,7 +357,7 @@ class ClaimsRun:
             run["incomplete"] = stopped
         return run
 
-    def _unreached(self, session, new: dict, stopped: str, root: pathlib.Path) -> dict[str, dict]:
+    def _unreached(self, session, new: dict, stopped: str) -> dict[str, dict]:
         """The claim-linked tests a stopped run collected but never finished, as skips that say so: a
         claim whose cases must all pass (a benchmark panel's `covered_by`) then reads not-run or
         inconclusive, never decided by the cases that happened to run first. A skip never undoes an
@@ -360,8 +370,12 @@ class ClaimsRun:
                 rec = evidence.record(ids, evidence_kind(item), outcome="skipped",
                                       reason=f"not reached: the run stopped early ({stopped})",
                                       halves=claim_halves(item), decides=claim_roles(item))
-                out[item.nodeid] = {**rec, **provenance.stamp(root, self.inventory, item.nodeid, ids)}
+                out[item.nodeid] = {**rec, **self._stamp(item.nodeid, ids)}
         return out
+
+    def _stamp(self, nodeid: str, ids: list[str]) -> dict:
+        """The provenance of a test's evidence: its source as this run collected it, its claims as they are."""
+        return provenance.stamp(self.config.rootpath, self.inventory, nodeid, ids, self.as_collected.get(nodeid))
 
     def _libs(self, items) -> list[str]:
         """The optional modules that the collected claim-linked tests need (selected or not)."""
