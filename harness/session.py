@@ -200,8 +200,7 @@ class ClaimsRun:
             if ids:
                 reason = (item.stash.get(SKIP_REASON_KEY, None)
                           or f"{report.DESELECTED} ({self.selection().options()})")
-                self.deselected[item.nodeid] = evidence.record(ids, evidence_kind(item), outcome="deselected",
-                                                               reason=reason, halves=claim_halves(item, self.inventory))
+                self.deselected[item.nodeid] = self._record(item, outcome="deselected", reason=reason)
 
     def selection(self) -> evidence.Selection:
         """What this run selected (-m, --claim, -k, its arguments)."""
@@ -367,11 +366,15 @@ class ClaimsRun:
         for item in session.items:
             ids = claim_ids(item)
             if ids and item.nodeid not in new:
-                rec = evidence.record(ids, evidence_kind(item), outcome="skipped",
-                                      reason=f"not reached: the run stopped early ({stopped})",
-                                      halves=claim_halves(item), decides=claim_roles(item))
+                rec = self._record(item, outcome="skipped", reason=f"not reached: the run stopped early ({stopped})")
                 out[item.nodeid] = {**rec, **self._stamp(item.nodeid, ids)}
         return out
+
+    def _record(self, item, *, outcome: str, reason: str) -> evidence.TestRecord:
+        """The record of a claim-linked test this process collected and did not run, from its markers
+        (its halves in either spelling, its declared roles), as a run's test reports give them."""
+        return evidence.record(claim_ids(item), evidence_kind(item), outcome=outcome, reason=reason,
+                               halves=claim_halves(item, self.inventory), decides=claim_roles(item))
 
     def _stamp(self, nodeid: str, ids: list[str]) -> dict:
         """The provenance of a test's evidence: its source as this run collected it, its claims as they are."""
