@@ -6,6 +6,7 @@ prints it). The markers a test carries are read here too (claim_ids(), claim_hal
 claim_roles(), evidence_kind())."""
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import pathlib
@@ -300,11 +301,34 @@ class ClaimsRun:
             return  # a run that executed no claim-linked test leaves the report as it was
         path = report_path(self.config)
         try:
-            with storage.locked(path):
+            with storage.locked(path), self._signals_held() as held:
                 self.written = self._merge_and_write(session, exitstatus, ran, path)
         except storage.ReportLocked as exc:
             self.unchanged = str(exc)
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            return
+        if held:
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+    @contextlib.contextmanager
+    def _signals_held(self):
+        """SIGINT and SIGTERM wait while the report is merged and written (a fraction of a second):
+        a second signal would otherwise cut the write and lose the whole run's evidence. tox, told
+        to stop, sends its command SIGINT and then SIGTERM 0.3 s later (its interrupt_timeout),
+        which lands in this write. Yields the signals that arrived (the run then exits interrupted)."""
+        held: list[int] = []
+        if threading.current_thread() is not threading.main_thread():
+            yield held
+            return
+        def hold(signum, frame):
+            held.append(signum)
+
+        before = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield held
+        finally:
+            for s, handler in before.items():
+                signal.signal(s, handler)
 
     def _merge_and_write(self, session, exitstatus, ran: dict, path: pathlib.Path):
         """Under the report's lock: the report at `path` with this run's evidence added."""
