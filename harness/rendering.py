@@ -3,7 +3,7 @@
 with the one formatter of a measured figure (figure_text()) that the matrix uses too."""
 from __future__ import annotations
 
-from harness.verdicts import SKIPPED, WITH_CORRECTION, named_tests, shown_text
+from harness.verdicts import SKIPPED, WITH_CORRECTION, named_tests, shown_text, test_name
 
 
 def summary_lines(doc: dict) -> list[str]:
@@ -61,7 +61,7 @@ def _halves(claim: dict) -> list[str]:
     """The tests that decided each half of a partly claim: what holds, and where the note fails."""
     out = []
     for half, what in (("holding", "the case the note states"), ("failing", "where the note fails")):
-        names = [t["nodeid"].rsplit("::", 1)[-1] for t in claim.get("tests") or []
+        names = [test_name(t["nodeid"]) for t in claim.get("tests") or []
                  if t.get("half") == half and t.get("outcome") == "passed" and t.get("role") != "supporting"]
         if names:
             out.append(f"    {half} half ({what}): {', '.join(names)} passed")
