@@ -246,6 +246,25 @@ def test_a_decorator_edit_stales_evidence_and_a_comment_or_a_role_does_not(tmp_p
         "move" if moves else "stay")
 
 
+def test_a_role_corrected_after_the_run_decides_without_a_rerun(tmp_path):
+    """decides= is left out of the hash so that correcting a role needs no rerun: the role the test
+    declares now decides, not the one its evidence recorded. Red in a world where the recorded role
+    wins: a claim refuted by a test now declared decides="wrong" stays not-run under the old "holds"."""
+    inv = _inventory(tmp_path, "refuted")
+    (tmp_path / "tests").mkdir()
+    module = tmp_path / "tests" / "test_m.py"
+    module.write_text('import pytest\n\n\n@pytest.mark.claim("t.a", decides="holds")\ndef test_x():\n    pass\n')
+    nodeid = "tests/test_m.py::test_x"
+    record = {"claims": ["t.a"], "outcome": "passed", "reason": None, "figures": [], "kind": {},
+              "decides": {"t.a": "holds"}, **provenance.stamp(tmp_path, inv, nodeid, ["t.a"])}
+    module.write_text(module.read_text().replace('decides="holds"', 'decides="wrong"'))
+    stat = module.stat()
+    os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    doc = report.build(inv, tests={nodeid: record}, environment={"torch": "2.14.1"}, runs=[], rootdir=tmp_path)
+    claim = doc["claims"][0]
+    assert (claim["verdict"], claim["tests"][0]["decides"]) == ("refuted", "wrong"), claim
+
+
 def test_every_spec_test_hashes_the_same_after_its_comments_and_docstrings_are_removed(tmp_path):
     """What a linter's fixes and a formatter change (comments, docstrings, spacing, line breaks) leaves
     every test of the spec with its hash, so ruff's fixes in tests/ stale no evidence: each spec module is
