@@ -116,6 +116,17 @@ def test_the_gpu_job_runs_the_gpu_spec_on_a_self_hosted_gpu_runner_and_the_merge
     assert "- gpu" in labels, "actionlint must know the self-hosted runner's label"
 
 
+def test_a_cancelled_or_timed_out_job_still_uploads_the_evidence_its_runs_wrote():
+    """An interrupted pytest run writes the evidence of its finished tests (marked incomplete); the
+    job's upload must run after a cancel or its timeout-minutes too, which only always() does (a
+    `!cancelled()` step is skipped then). Red in a world where a claims-report upload runs under
+    !cancelled() or success()."""
+    jobs = load_workflow(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    uploads = {(job, step.get("name")): step.get("if") for job in ("cpu", "gpu") for step in jobs[job]["steps"]
+               if "upload-artifact" in step.get("uses", "")}
+    assert list(uploads.values()) == ["${{ always() }}"] * 2, uploads
+
+
 def _tool(name: str) -> str | None:
     """The command `name` beside this Python (installed in its venv), else on PATH, else None."""
     beside = pathlib.Path(sys.executable).parent / name
