@@ -1,6 +1,6 @@
 """The text of a claims report (harness/report.py builds it): the terminal summary
 (summary_lines()), a line per asked claim (claim_lines()), and claims.md (render_markdown()),
-with the one formatter of a measured figure (figure_text()) that the matrix uses too."""
+with the one formatter of measured figures (figure_text(), figures_text()) that the matrix uses too."""
 from __future__ import annotations
 
 from harness.verdicts import SKIPPED, WITH_CORRECTION, named_tests, shown_text, test_name
@@ -81,10 +81,15 @@ def figure_text(f: dict) -> str:
     return text
 
 
-def figures_text(c: dict) -> str:
+def numeric_figures(c: dict | None) -> list[dict]:
+    """The figures of a claim entry that have a number to show (a bool is not a measurement)."""
+    return [f for f in (c or {}).get("figures") or []
+            if isinstance(f.get("value"), (int, float)) and not isinstance(f.get("value"), bool)]
+
+
+def figures_text(c: dict | None) -> str:
     """A claim's measured figures in one line: "float64 / float32 time = 1.91x ± 0.05; ..."."""
-    return "; ".join(f"{f['name']} = {figure_text(f)}"
-                     for f in c["figures"] if isinstance(f.get("value"), (int, float)))
+    return "; ".join(f"{f.get('name')} = {figure_text(f)}" for f in numeric_figures(c))
 
 
 def _evidence(c: dict) -> str:
