@@ -107,7 +107,7 @@ class ClaimsRun:
         self.deselected: dict[str, evidence.TestRecord] = {}  # the tests -m / --claim / -k left out
         self.collected: set[str] = set()  # claim-linked node IDs this run collected (selected or not)
         self.environment: dict | None = None
-        self.written = None  # (doc, path, note) once the report is written
+        self.written = None  # (doc, path, notes) once the report is written
         self.unchanged: str | None = None  # why this run left the report as it was
         self.lost_workers: list[str] = []  # xdist workers that went down with an error
         self.hashing: threading.Thread | None = None  # xdist controller: provenance.warm in the background
@@ -350,14 +350,19 @@ class ClaimsRun:
         if previous is not None:  # the libraries of the earlier runs' evidence stay named
             environment["libraries"] = {**((previous.get("environment") or {}).get("libraries") or {}),
                                         **(environment.get("libraries") or {})}
-        note = None
+        notes = []
         if why_not:
-            note = f"the earlier report was moved aside to {storage.aside(path)}: {why_not}"
+            notes.append(f"the earlier report was moved aside to {storage.aside(path)}: {why_not}")
         tests, runs = report.merge(previous, new, self.collected, rootdir=root, narrowed=self._narrowed())
+        dropped = sorted(set((previous or {}).get("tests") or {}) - set(tests))
+        if dropped:  # said, never silent: a renamed test's evidence goes with them
+            notes.append(f"the earlier evidence of {len(dropped)} test(s) that no longer exist was dropped, e.g. "
+                         f"{dropped[0]} (a test renamed or moved keeps its evidence when `python -m harness.provenance "
+                         "rename OLD NEW REPORT` runs before the next pytest run)")
         runs = runs + [self._run_entry(exitstatus, ran, stopped)]
         doc = report.build(self.inventory, tests=tests, environment=environment, runs=runs, rootdir=root)
         storage.write(doc, path, rendering.render_markdown(doc))
-        return doc, path, note
+        return doc, path, notes
 
     def _run_entry(self, exitstatus, ran: dict, stopped: str | None) -> evidence.Run:
         """This run as its report records it (`runs`)."""
@@ -456,9 +461,9 @@ class ClaimsRun:
             terminalreporter.write_line(f"claims report not written: {self.unchanged}")
         if not self.written:
             return
-        doc, path, note = self.written
+        doc, path, notes = self.written
         terminalreporter.section("claims")
-        if note:
+        for note in notes:
             terminalreporter.write_line(note)
         for line in rendering.summary_lines(doc):
             terminalreporter.write_line(line)

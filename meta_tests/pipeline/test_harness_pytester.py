@@ -362,6 +362,18 @@ def test_runs_in_one_environment_add_up_in_one_report(project):
     assert len(doc["runs"]) == 3
 
 
+def test_a_run_that_drops_the_evidence_of_a_renamed_test_says_so(project):
+    """The merge drops the evidence of a test that no longer exists (renamed, removed): the run says
+    so and names the command that keeps a renamed test's evidence. Red in a world where it is dropped
+    silently."""
+    project.runpytest("-m", "cpu")
+    project.makepyfile(test_mini=TESTS.replace("def test_refuted():", "def test_refuted_renamed():"))
+    result = project.runpytest("-m", "cpu")
+    result.stdout.fnmatch_lines(["the earlier evidence of 1 test(s) that no longer exist was dropped, e.g. "
+                                 "test_mini.py::test_refuted (*python -m harness.provenance rename*"])
+    assert "test_mini.py::test_refuted" not in verdicts(project)[0]["tests"]
+
+
 def test_a_run_that_executes_no_test_leaves_the_report_untouched(project):
     project.runpytest()
     before = (project.path / "reports" / "claims.json").read_text()
