@@ -327,8 +327,8 @@ class ClaimsRun:
         try:
             yield held
         finally:
-            for s, handler in before.items():
-                signal.signal(s, handler)
+            for s, handler in before.items():  # None: a handler not set from Python (restored as the default)
+                signal.signal(s, signal.SIG_DFL if handler is None else handler)
 
     def _merge_and_write(self, session, exitstatus, ran: dict, path: pathlib.Path):
         """Under the report's lock: the report at `path` with this run's evidence added."""
