@@ -1,9 +1,9 @@
 """The text of a claims report (harness/report.py builds it): the terminal summary
 (summary_lines()), a line per asked claim (claim_lines()), and claims.md (render_markdown()),
-with the one formatter of a measured figure (figure_text()) that the matrix uses too."""
+with the one formatter of measured figures (figure_text(), figures_text()) that the matrix uses too."""
 from __future__ import annotations
 
-from harness.verdicts import SKIPPED, WITH_CORRECTION, named_tests, shown_text
+from harness.verdicts import SKIPPED, WITH_CORRECTION, named_tests, shown_text, test_name
 
 
 def summary_lines(doc: dict) -> list[str]:
@@ -61,7 +61,7 @@ def _halves(claim: dict) -> list[str]:
     """The tests that decided each half of a partly claim: what holds, and where the note fails."""
     out = []
     for half, what in (("holding", "the case the note states"), ("failing", "where the note fails")):
-        names = [t["nodeid"].rsplit("::", 1)[-1] for t in claim.get("tests") or []
+        names = [test_name(t["nodeid"]) for t in claim.get("tests") or []
                  if t.get("half") == half and t.get("outcome") == "passed" and t.get("role") != "supporting"]
         if names:
             out.append(f"    {half} half ({what}): {', '.join(names)} passed")
@@ -81,10 +81,15 @@ def figure_text(f: dict) -> str:
     return text
 
 
-def figures_text(c: dict) -> str:
+def numeric_figures(c: dict | None) -> list[dict]:
+    """The figures of a claim entry that have a number to show (a bool is not a measurement)."""
+    return [f for f in (c or {}).get("figures") or []
+            if isinstance(f.get("value"), (int, float)) and not isinstance(f.get("value"), bool)]
+
+
+def figures_text(c: dict | None) -> str:
     """A claim's measured figures in one line: "float64 / float32 time = 1.91x ± 0.05; ..."."""
-    return "; ".join(f"{f['name']} = {figure_text(f)}"
-                     for f in c["figures"] if isinstance(f.get("value"), (int, float)))
+    return "; ".join(f"{f.get('name')} = {figure_text(f)}" for f in numeric_figures(c))
 
 
 def _evidence(c: dict) -> str:

@@ -6,6 +6,7 @@ prints it). The markers a test carries are read here too (claim_ids(), claim_hal
 claim_roles(), evidence_kind())."""
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import pathlib
@@ -106,10 +107,11 @@ class ClaimsRun:
         self.deselected: dict[str, evidence.TestRecord] = {}  # the tests -m / --claim / -k left out
         self.collected: set[str] = set()  # claim-linked node IDs this run collected (selected or not)
         self.environment: dict | None = None
-        self.written = None  # (doc, path, note) once the report is written
+        self.written = None  # (doc, path, notes) once the report is written
         self.unchanged: str | None = None  # why this run left the report as it was
         self.lost_workers: list[str] = []  # xdist workers that went down with an error
         self.hashing: threading.Thread | None = None  # xdist controller: provenance.warm in the background
+        self.as_collected: dict[str, str | None] = {}  # node ID -> its source hash when the run collected it
         self.running: dict[str, None] = {}  # node IDs started and not finished (where an interrupted run stopped)
         self.signalled: str | None = None  # the signal that interrupted the run, when it was one we caught
         self._sigterm_before = None
@@ -199,8 +201,7 @@ class ClaimsRun:
             if ids:
                 reason = (item.stash.get(SKIP_REASON_KEY, None)
                           or f"{report.DESELECTED} ({self.selection().options()})")
-                self.deselected[item.nodeid] = evidence.record(ids, evidence_kind(item), outcome="deselected",
-                                                               reason=reason, halves=claim_halves(item, self.inventory))
+                self.deselected[item.nodeid] = self._record(item, outcome="deselected", reason=reason)
 
     def selection(self) -> evidence.Selection:
         """What this run selected (-m, --claim, -k, its arguments)."""
@@ -212,6 +213,10 @@ class ClaimsRun:
         self.collected |= {item.nodeid for item in session.items if claim_ids(item)} | set(self.deselected)
         if self.is_controller:
             return
+        if not self.is_worker and not self.config.option.collectonly:
+            # the tests' sources as they run: an edit made while the run runs does not reach their stamps
+            self.as_collected = provenance.warm(self.config.rootpath,
+                                                [i.nodeid for i in session.items if claim_ids(i)])
         worker = self.config.workerinput["workerid"] if self.is_worker else None
         # one process looks at the machine: no CUDA context is created, unless nvidia-smi is
         # missing on a GPU machine (then torch names the GPUs, see probe.environment())
@@ -226,12 +231,17 @@ class ClaimsRun:
     def pytest_xdist_node_collection_finished(self, node, ids):
         """xdist controller: hash the collected tests' sources now, beside the workers, instead of
         after the last test, where parsing every test module would lengthen the run's serial tail.
-        The report still stamps each test as its file is then (the cache is keyed by the file's
-        mtime). Not in a run without xdist: the serial benchmark step must stay quiet."""
+        These are the hashes the report stamps: a test edited after it was collected keeps the hash
+        of the version that ran (and reads stale against the edited file). A run without xdist
+        hashes at the end of its collection, before its first test (the serial benchmark step must
+        stay quiet while it measures)."""
         if self.hashing is None:
-            self.hashing = threading.Thread(target=provenance.warm, args=(self.config.rootpath, list(ids)),
+            self.hashing = threading.Thread(target=self._hash_as_collected, args=(list(ids),),
                                             name="claims-provenance", daemon=True)
             self.hashing.start()
+
+    def _hash_as_collected(self, nodeids: list[str]) -> None:
+        self.as_collected = provenance.warm(self.config.rootpath, nodeids)
 
     # --- outcomes ------------------------------------------------------------------
 
@@ -291,11 +301,34 @@ class ClaimsRun:
             return  # a run that executed no claim-linked test leaves the report as it was
         path = report_path(self.config)
         try:
-            with storage.locked(path):
+            with storage.locked(path), self._signals_held() as held:
                 self.written = self._merge_and_write(session, exitstatus, ran, path)
         except storage.ReportLocked as exc:
             self.unchanged = str(exc)
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            return
+        if held:
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+    @contextlib.contextmanager
+    def _signals_held(self):
+        """SIGINT and SIGTERM wait while the report is merged and written (a fraction of a second):
+        a second signal would otherwise cut the write and lose the whole run's evidence. tox, told
+        to stop, sends its command SIGINT and then SIGTERM 0.3 s later (its interrupt_timeout),
+        which lands in this write. Yields the signals that arrived (the run then exits interrupted)."""
+        held: list[int] = []
+        if threading.current_thread() is not threading.main_thread():
+            yield held
+            return
+        def hold(signum, frame):
+            held.append(signum)
+
+        before = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield held
+        finally:
+            for s, handler in before.items():  # None: a handler not set from Python (restored as the default)
+                signal.signal(s, signal.SIG_DFL if handler is None else handler)
 
     def _merge_and_write(self, session, exitstatus, ran: dict, path: pathlib.Path):
         """Under the report's lock: the report at `path` with this run's evidence added."""
@@ -306,25 +339,30 @@ class ClaimsRun:
         environment = self.environment
         root = self.config.rootpath
         if self.hashing is not None:
-            self.hashing.join()  # its results are in provenance's cache: no file parsed twice
-        new = {n: {**t, **provenance.stamp(root, self.inventory, n, t["claims"])} for n, t in ran.items()}
+            self.hashing.join()  # its results are self.as_collected: no file parsed twice
+        new = {n: {**t, **self._stamp(n, t["claims"])} for n, t in ran.items()}
         for nodeid, d in self.deselected.items():
             new.setdefault(nodeid, d)
         stopped = self._stopped(session, exitstatus, ran)
         if stopped:
-            new.update(self._unreached(session, new, stopped, root))
+            new.update(self._unreached(session, new, stopped))
         previous, why_not = storage.load_previous(path, environment)
         if previous is not None:  # the libraries of the earlier runs' evidence stay named
             environment["libraries"] = {**((previous.get("environment") or {}).get("libraries") or {}),
                                         **(environment.get("libraries") or {})}
-        note = None
+        notes = []
         if why_not:
-            note = f"the earlier report was moved aside to {storage.aside(path)}: {why_not}"
+            notes.append(f"the earlier report was moved aside to {storage.aside(path)}: {why_not}")
         tests, runs = report.merge(previous, new, self.collected, rootdir=root, narrowed=self._narrowed())
+        dropped = sorted(set((previous or {}).get("tests") or {}) - set(tests))
+        if dropped:  # said, never silent: a renamed test's evidence goes with them
+            notes.append(f"the earlier evidence of {len(dropped)} test(s) that no longer exist was dropped, e.g. "
+                         f"{dropped[0]} (a test renamed or moved keeps its evidence when `python -m harness.provenance "
+                         "rename OLD NEW REPORT` runs before the next pytest run)")
         runs = runs + [self._run_entry(exitstatus, ran, stopped)]
         doc = report.build(self.inventory, tests=tests, environment=environment, runs=runs, rootdir=root)
         storage.write(doc, path, rendering.render_markdown(doc))
-        return doc, path, note
+        return doc, path, notes
 
     def _run_entry(self, exitstatus, ran: dict, stopped: str | None) -> evidence.Run:
         """This run as its report records it (`runs`)."""
@@ -347,7 +385,7 @@ class ClaimsRun:
             run["incomplete"] = stopped
         return run
 
-    def _unreached(self, session, new: dict, stopped: str, root: pathlib.Path) -> dict[str, dict]:
+    def _unreached(self, session, new: dict, stopped: str) -> dict[str, dict]:
         """The claim-linked tests a stopped run collected but never finished, as skips that say so: a
         claim whose cases must all pass (a benchmark panel's `covered_by`) then reads not-run or
         inconclusive, never decided by the cases that happened to run first. A skip never undoes an
@@ -357,11 +395,19 @@ class ClaimsRun:
         for item in session.items:
             ids = claim_ids(item)
             if ids and item.nodeid not in new:
-                rec = evidence.record(ids, evidence_kind(item), outcome="skipped",
-                                      reason=f"not reached: the run stopped early ({stopped})",
-                                      halves=claim_halves(item), decides=claim_roles(item))
-                out[item.nodeid] = {**rec, **provenance.stamp(root, self.inventory, item.nodeid, ids)}
+                rec = self._record(item, outcome="skipped", reason=f"not reached: the run stopped early ({stopped})")
+                out[item.nodeid] = {**rec, **self._stamp(item.nodeid, ids)}
         return out
+
+    def _record(self, item, *, outcome: str, reason: str) -> evidence.TestRecord:
+        """The record of a claim-linked test this process collected and did not run, from its markers
+        (its halves in either spelling, its declared roles), as a run's test reports give them."""
+        return evidence.record(claim_ids(item), evidence_kind(item), outcome=outcome, reason=reason,
+                               halves=claim_halves(item, self.inventory), decides=claim_roles(item))
+
+    def _stamp(self, nodeid: str, ids: list[str]) -> dict:
+        """The provenance of a test's evidence: its source as this run collected it, its claims as they are."""
+        return provenance.stamp(self.config.rootpath, self.inventory, nodeid, ids, self.as_collected.get(nodeid))
 
     def _libs(self, items) -> list[str]:
         """The optional modules that the collected claim-linked tests need (selected or not)."""
@@ -415,9 +461,9 @@ class ClaimsRun:
             terminalreporter.write_line(f"claims report not written: {self.unchanged}")
         if not self.written:
             return
-        doc, path, note = self.written
+        doc, path, notes = self.written
         terminalreporter.section("claims")
-        if note:
+        for note in notes:
             terminalreporter.write_line(note)
         for line in rendering.summary_lines(doc):
             terminalreporter.write_line(line)

@@ -116,6 +116,27 @@ def test_the_gpu_job_runs_the_gpu_spec_on_a_self_hosted_gpu_runner_and_the_merge
     assert "- gpu" in labels, "actionlint must know the self-hosted runner's label"
 
 
+def test_a_cancelled_or_timed_out_job_still_uploads_the_evidence_its_runs_wrote():
+    """An interrupted pytest run writes the evidence of its finished tests (marked incomplete); the
+    job's upload must run after a cancel or its timeout-minutes too, which only always() does (a
+    `!cancelled()` step is skipped then). Red in a world where a claims-report upload runs under
+    !cancelled() or success()."""
+    jobs = load_workflow(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    uploads = {(job, step.get("name")): step.get("if") for job in ("cpu", "gpu") for step in jobs[job]["steps"]
+               if "upload-artifact" in step.get("uses", "")}
+    assert list(uploads.values()) == ["${{ always() }}"] * 2, uploads
+
+
+def test_tox_gives_an_interrupted_run_the_time_to_write_its_report():
+    """Told to stop, tox sends its pytest SIGINT, then SIGTERM and SIGKILL after interrupt_timeout and
+    terminate_timeout (0.3 s and 0.2 s by default, less than a report's merge takes). Red in a world
+    where tox.ini leaves them at tox's defaults."""
+    ini, _ = releases.tox_config()
+    defaults = {"interrupt_timeout": "0.3", "terminate_timeout": "0.2"}
+    waits = {k: float(ini["testenv"].get(k, d)) for k, d in defaults.items()}
+    assert min(waits.values()) >= 5, f"tox's waits before SIGTERM and SIGKILL: {waits}; expected 5 s or more"
+
+
 def _tool(name: str) -> str | None:
     """The command `name` beside this Python (installed in its venv), else on PATH, else None."""
     beside = pathlib.Path(sys.executable).parent / name

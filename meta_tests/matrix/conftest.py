@@ -3,6 +3,7 @@
 naming what is missing; CHROMIUM names another executable."""
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import shutil
@@ -28,15 +29,31 @@ def browser():
             b.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A 1366x768 page that collects console errors, page errors and failed requests in .errors."""
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
+@contextlib.contextmanager
+def open_page(browser, width: int, height: int):
+    """A page of `width` x `height` px in a context of its own, that collects console errors, page
+    errors and failed requests in .errors; the context is closed after."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     pg = context.new_page()
     errors: list[str] = []
     pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     pg.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
     pg.errors = errors
-    yield pg
-    context.close()
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def page_at(browser):
+    """page_at(width, height): open_page() in this module's browser, for a fixture that loads its own page."""
+    return lambda width, height: open_page(browser, width, height)
+
+
+@pytest.fixture
+def page(page_at):
+    """A 1366x768 page (open_page())."""
+    with page_at(1366, 768) as pg:
+        yield pg

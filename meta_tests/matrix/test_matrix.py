@@ -510,8 +510,9 @@ def test_the_evidence_of_a_deleted_test_file_is_dropped_and_said(proj, capsys):
     doc["tests"]["tests/test_gone.py::test_a"] = doc["tests"]["tests/test_x.py::test_optim_a"]
     path.write_text(json.dumps(doc))
     assert proj.main(path) == 0
-    assert "2.6.0: the evidence of 1 test(s) whose file or function no longer exists is dropped" in \
-        capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "2.6.0: the evidence of 1 test(s) whose file or function no longer exists is dropped" in err
+    assert "python -m harness.provenance rename" in err, "the note names the remedy for a renamed test"
     committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
     assert list(committed["tests"]) == ["tests/test_x.py::test_optim_a"]
 

@@ -74,20 +74,13 @@ def built(tmp_path_factory):
 
 
 @pytest.fixture(scope="module", params=WIDTHS, ids=[f"{w}px" for w in WIDTHS])
-def reader(request, browser, built):
+def reader(request, page_at, built):
     """(page, width): the built page loaded once per width; each test leaves it as it found it."""
     path, _ = built
-    context = browser.new_context(viewport={"width": request.param, "height": 900})
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-    pg.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
-    pg.goto(path.as_uri())
-    pg.wait_for_load_state("load")
-    pg.errors = errors
-    yield pg, request.param
-    context.close()
+    with page_at(request.param, 900) as pg:
+        pg.goto(path.as_uri())
+        pg.wait_for_load_state("load")
+        yield pg, request.param
 
 
 def visible_rows(pg) -> list[str]:

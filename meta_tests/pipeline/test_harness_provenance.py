@@ -83,6 +83,36 @@ def test_parametrize_ids_share_one_hash_and_a_gone_test_has_none(tmp_path):
     assert provenance.test_hash(tmp_path, "tests/test_gone.py::test_x") is None
 
 
+def test_a_file_that_does_not_parse_keeps_its_tests_evidence_as_stale_and_a_deleted_one_drops_it(tmp_path):
+    """A test file caught mid-edit with a syntax error is not gone: a run's merge, the matrix's
+    gather and rekey keep its tests' evidence (stale until the file parses again), while the
+    evidence of a file that was deleted is dropped. Red in a world where "no hash" is read as
+    "gone": a report merged or a matrix built while a file is half-edited then deletes that file's
+    evidence, GPU columns included."""
+    from harness.matrix import column_evidence, model
+
+    inv = _inventory(tmp_path, "refuted")
+    _hashes(tmp_path, MODULE)
+    (tmp_path / "tests" / "test_gone.py").write_text("def test_x():\n    pass\n")
+    kept, dropped = "tests/test_m.py::test_other", "tests/test_gone.py::test_x"
+    tests = {n: {"claims": ["t.a"], "outcome": "passed", "reason": None, "figures": [], "kind": {}, "run": 0,
+                 **provenance.stamp(tmp_path, inv, n, ["t.a"])} for n in (kept, dropped)}
+    (tmp_path / "tests" / "test_m.py").write_text(textwrap.dedent(MODULE) + "\ndef broken(:\n")
+    (tmp_path / "tests" / "test_gone.py").unlink()
+    env = {"torch": "2.14.1", "fingerprint": "fp", "device": "cpu"}
+    doc = {"schema": report.SCHEMA, "environment": env, "runs": [{"args": [], "finished": "2026-01-01T00:00:00"}],
+           "tests": tests}
+    merged, _ = report.merge(doc, {}, collected=set(), rootdir=tmp_path)
+    gathered = column_evidence.gather([model.Report(tmp_path / "r.json", doc)], rootdir=tmp_path)
+    assert (sorted(merged), sorted(gathered.tests), gathered.dropped) == ([kept], [kept], 1), (
+        f"merge kept {sorted(merged)}, gather kept {sorted(gathered.tests)} and dropped {gathered.dropped}; "
+        f"expected only {kept} kept, {dropped} dropped")
+    built = report.build(inv, tests=merged, environment=env, runs=doc["runs"], rootdir=tmp_path)
+    assert (built["claims"][0]["verdict"], built["summary"]["stale_tests"]) == ("not-run", 1), built["claims"][0]
+    found = provenance.rekey_tests(tmp_path, json.loads(json.dumps(tests)))
+    assert (found["stale"], found["gone"]) == ([kept], [dropped]), found
+
+
 def test_warming_the_cache_stamps_as_the_files_are_when_the_report_is_written(tmp_path):
     """The xdist controller hashes the collected tests while they run (provenance.warm): the report's
     stamps are then read from the cache, and still follow each file as it is at the end: an edit
@@ -214,6 +244,25 @@ def test_a_decorator_edit_stales_evidence_and_a_comment_or_a_role_does_not(tmp_p
     assert before is not None
     assert (after != before) == moves, f"edit {edit!r}: hash {before} -> {after}, expected it to " + (
         "move" if moves else "stay")
+
+
+def test_a_role_corrected_after_the_run_decides_without_a_rerun(tmp_path):
+    """decides= is left out of the hash so that correcting a role needs no rerun: the role the test
+    declares now decides, not the one its evidence recorded. Red in a world where the recorded role
+    wins: a claim refuted by a test now declared decides="wrong" stays not-run under the old "holds"."""
+    inv = _inventory(tmp_path, "refuted")
+    (tmp_path / "tests").mkdir()
+    module = tmp_path / "tests" / "test_m.py"
+    module.write_text('import pytest\n\n\n@pytest.mark.claim("t.a", decides="holds")\ndef test_x():\n    pass\n')
+    nodeid = "tests/test_m.py::test_x"
+    record = {"claims": ["t.a"], "outcome": "passed", "reason": None, "figures": [], "kind": {},
+              "decides": {"t.a": "holds"}, **provenance.stamp(tmp_path, inv, nodeid, ["t.a"])}
+    module.write_text(module.read_text().replace('decides="holds"', 'decides="wrong"'))
+    stat = module.stat()
+    os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    doc = report.build(inv, tests={nodeid: record}, environment={"torch": "2.14.1"}, runs=[], rootdir=tmp_path)
+    claim = doc["claims"][0]
+    assert (claim["verdict"], claim["tests"][0]["decides"]) == ("refuted", "wrong"), claim
 
 
 def test_every_spec_test_hashes_the_same_after_its_comments_and_docstrings_are_removed(tmp_path):

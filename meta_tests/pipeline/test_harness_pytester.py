@@ -181,6 +181,45 @@ def test_xdist_run_gives_the_same_verdicts_and_outcomes(project):
     assert verdicts(project, "parallel.json")[0]["environment"]["torch"]
 
 
+EDITS_ITSELF = """
+import os
+import pathlib
+
+import pytest
+
+EXPECTED = 1
+
+
+@pytest.mark.claim("x.holds")
+def test_edits_its_own_file():
+    path = pathlib.Path(__file__)
+    path.write_text(path.read_text().replace("EXPECTED = 1", "EXPECTED = 2"))
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a later mtime, whatever the clock
+    assert EXPECTED == 1
+"""
+
+
+def test_evidence_is_stamped_with_the_source_that_ran_not_a_later_edit(project):
+    """A test file edited while the run runs: the test's evidence carries the hash of the version
+    that ran, so it reads stale against the edited file (rerun) instead of deciding for code that
+    never ran. Red in a world where the stamp is taken from the file as it is when the report is
+    written: the edited constant's hash, and the claim holds."""
+    from harness import provenance
+
+    project.path.joinpath("test_mini.py").unlink()
+    project.makepyfile(test_edit=EDITS_ITSELF)
+    nodeid = "test_edit.py::test_edits_its_own_file"
+    ran = provenance.test_hash(project.path, nodeid)
+    project.runpytest("-p", "no:xdist").assert_outcomes(passed=1)
+    doc, claims = verdicts(project)
+    now = provenance.test_hash(project.path, nodeid)
+    assert (doc["tests"][nodeid]["source_hash"], claims["x.holds"]["verdict"]) == (ran, "not-run"), (
+        f"stamped {doc['tests'][nodeid]['source_hash']} (as ran {ran}, as edited {now}); "
+        f"x.holds reads {claims['x.holds']['verdict']}: expected the hash as ran and not-run (stale)")
+    assert ran != now
+
+
 def test_unknown_claim_id_in_a_marker_is_a_collection_error(project):
     project.makepyfile(test_bad='import pytest\n@pytest.mark.claim("x.nope")\ndef test_x():\n    pass\n')
     result = project.runpytest()
@@ -311,6 +350,18 @@ def test_runs_in_one_environment_add_up_in_one_report(project):
     assert claims["x.refuted"]["verdict"] == "failed"
     assert claims["x.both"]["verdict"] == "holds"
     assert len(doc["runs"]) == 3
+
+
+def test_a_run_that_drops_the_evidence_of_a_renamed_test_says_so(project):
+    """The merge drops the evidence of a test that no longer exists (renamed, removed): the run says
+    so and names the command that keeps a renamed test's evidence. Red in a world where it is dropped
+    silently."""
+    project.runpytest("-m", "cpu")
+    project.makepyfile(test_mini=TESTS.replace("def test_refuted():", "def test_refuted_renamed():"))
+    result = project.runpytest("-m", "cpu")
+    result.stdout.fnmatch_lines(["the earlier evidence of 1 test(s) that no longer exist was dropped, e.g. "
+                                 "test_mini.py::test_refuted (*python -m harness.provenance rename*"])
+    assert "test_mini.py::test_refuted" not in verdicts(project)[0]["tests"]
 
 
 def test_a_run_that_executes_no_test_leaves_the_report_untouched(project):

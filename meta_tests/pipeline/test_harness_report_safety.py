@@ -221,6 +221,30 @@ def test_a_step_time_limit_sigterm_keeps_the_finished_tests_evidence_and_names_w
     assert "running then: test_zhang.py::test_c_hangs" in last["incomplete"], last
 
 
+SIGNALLED_WRITE = """
+import signal
+_unsignalled = _report.build
+def _signalled_build(*args, **kwargs):
+    os.kill(os.getpid(), getattr(signal, os.environ["SIGNAL_IN_WRITE"]))
+    return _unsignalled(*args, **kwargs)
+_report.build = _signalled_build
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_the_report_is_written_does_not_cut_the_write(mini, sig):
+    """tox, told to stop (Ctrl-C, a CI job's cancel or time limit), sends its pytest SIGINT and 0.3 s
+    later SIGTERM, which lands while the interrupted run writes its report. The write finishes and
+    the run exits interrupted. Red in a world where the signal cuts the write: no report at all."""
+    (mini / "conftest.py").write_text(CONFTEST + SIGNALLED_WRITE)
+    proc = subprocess.run(pytest_cmd("-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:xdist"), cwd=mini,
+                          env={**os.environ, "CUDA_VISIBLE_DEVICES": "", "SIGNAL_IN_WRITE": sig},
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    assert (mini / "reports" / "claims.json").exists(), f"{sig} during the write left no report: {proc.stdout[-2000:]}"
+    assert outcomes(load(mini / "reports" / "claims.json")) == {"test_a": "passed", "test_b": "passed"}
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, proc.stdout[-2000:]
+
+
 def test_a_lost_gw0_still_gives_the_report_this_environment(mini):
     # gw0 is the worker that looks at the machine; when it dies before reporting, the controller
     # looks itself, or the report would read as another environment's and be moved aside next run
