@@ -87,6 +87,7 @@ class ClaimEntry(TypedDict):
     added: bool
     split_from: str | None
     source: list[str]
+    says: list[dict]  # [{"at": "Note 003, lines 140–144", "says": the note's lines in English}]
     checklist_needs: list[str]
     decided_by: str
     verdict: str

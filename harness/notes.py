@@ -176,7 +176,7 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\(\))?(?:\.[A-Za-z_]\w*(?:\(\))?)+")
 _CALL = re.compile(r"\b[A-Za-z_]\w*\(\)")
 _SNAKE = re.compile(r"\b[A-Za-z]\w*_\w+\b")
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\w*\b|\b[a-z]+[A-Z]\w*\b")
-_NUMBER = re.compile(r"(?<![\w.])(?:\d+\.\d+|\d{2,})(?![\w.]|\.\d)")
+_NUMBER = re.compile(r"(?<![\w.])(?:\d+\.\d+|\d{2,})(?!\w|\.\d)")
 
 
 def terms(claim_text: str) -> list[str]:

@@ -39,8 +39,9 @@ CLAIM_LINES_MAX = 5  # a run that executed tests of at most this many claims pri
 
 
 def claim_lines(doc: dict, ids: list[str]) -> list[str]:
-    """One line per claim of `ids`: ID, verdict, the correction or the reason, and the tests that
-    decided it by name (what a user who asked `--claim ID` wants to read)."""
+    """Per claim of `ids`: what the note says, line range by line range ("x.y · Note 003, lines
+    140–144: “…”"), then one line with ID, verdict, the correction or the reason, and the tests
+    that decided it by name (what a user who asked `--claim ID` wants to read)."""
     by_id = {c["id"]: c for c in doc["claims"]}
     out = []
     for cid in ids:
@@ -51,6 +52,7 @@ def claim_lines(doc: dict, ids: list[str]) -> list[str]:
         if c["verdict"] == "partly" and c.get("correction"):
             parts.append(f"right in one case, wrong in another; the correction names both halves: {c['correction']}")
         parts += [c[k] for k in ("reason", "supporting") if c.get(k)]
+        out += [f"  {cid} \u00b7 {s['at']}: \u201c{s['says']}\u201d" for s in c.get("says") or []]
         out.append(f"  {cid}: {c['verdict'].upper()}" + (" — " + " — ".join(parts) if parts else ""))
         if c["verdict"] == "partly":
             out += _halves(c)
@@ -129,7 +131,8 @@ def render_markdown(doc: dict) -> str:
         by_topic.setdefault(c["topic"], []).append(c)
     for topic, claims in by_topic.items():
         out += [f"## {doc.get('titles', {}).get(topic, topic)} (`{topic}.*`)", ""]
-        out += ["| ID | Claim | Verdict | Correction or reason | Evidence (decided by) |", "|---|---|---|---|---|"]
+        out += ["| ID | The note says | Claim tested | Verdict | Correction or reason | Evidence (decided by) |",
+                "|---|---|---|---|---|---|"]
         for c in claims:
             note = c["correction"] if c["verdict"] in WITH_CORRECTION else c["reason"]
             if c["verdict"] in WITH_CORRECTION and c["reason"]:
@@ -141,7 +144,8 @@ def render_markdown(doc: dict) -> str:
                 note = f"{note + ' · ' if note else ''}{why['range']}, why: {why['cause']}"
             evidence = f"{_evidence(c)} (decided by {c['decided_by']})"
             text = shown_text(c["claim"], c.get("added"), c.get("split_from"))
-            out.append(f"| `{c['id']}` | {_cell(text)} | **{c['verdict']}** | {_cell(note)} "
+            says = "<br>".join(f"{s['at']}: \u201c{s['says']}\u201d" for s in c.get("says") or [])
+            out.append(f"| `{c['id']}` | {_cell(says)} | {_cell(text)} | **{c['verdict']}** | {_cell(note)} "
                        f"| {_cell(evidence)} |")
         out.append("")
     return "\n".join(out)

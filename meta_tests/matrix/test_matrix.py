@@ -669,7 +669,7 @@ def test_the_pages_css_and_javascript_files_are_inlined_as_they_are(proj):
     _, _, page = proj.build(proj.report("r.json", "2.6.0", {"optim.a": "passed"}))
     templates = ROOT / "harness" / "matrix" / "templates"
     assert matrix.html.TEMPLATES == templates
-    for name in ("page.html.j2", "page.css", "minisearch.js", "find.js", "page.js", "synonyms.json"):
+    for name in ("page.html.j2", "page.css", "minisearch.js", "find.js", "page.js", "synonyms.json", "glossary.json"):
         assert (templates / name).is_file(), f"{name} missing from {templates}"
     inlined = (("page.css", "<style>\n"), ("minisearch.js", "<script>\n"), ("find.js", "\n"), ("page.js", "\n"))
     for name, where in inlined:

@@ -46,6 +46,21 @@ PHRASINGS = [
     ("is DDP faster than DP", "dist.ddp-faster"),
 ]
 
+# (the notes' own Chinese terms, as a learner reading them types them; the claim to find in the top
+# 3): read through harness/matrix/templates/glossary.json and the claims' renderings (`says`)
+CHINESE_QUERIES = [
+    ("梯度累加", "autograd.backward-accumulates"),
+    ("混合精度", "amp.cuda-amp-namespace"),
+    ("环境变量", "dist.launch-env-vars"),
+    ("随机种子", "cuda.seed-reproducible"),
+    ("标签平滑", "loss.label-smoothing-manual-vs-builtin"),
+    ("矩阵乘法", "tensor.mm-shapes"),
+    ("复制张量", "autograd.clone-in-graph"),
+    ("交叉熵", "loss.ce-includes-softmax"),
+    ("多卡同步", "dist.syncbn-with-dp"),
+    ("预训练模型", "tv.models-pretrained-kwarg"),
+]
+
 
 def readme_search_examples() -> list[tuple[str, str]]:
     """("query", claim ID) pairs that README gives as search examples: "words" (claim.id)."""
@@ -225,6 +240,26 @@ def test_the_diff_view_of_2_5_1_to_2_6_0_shows_what_model_diff_finds(reader, bui
     fits = pg.evaluate("() => document.getElementById('diff-table').getBoundingClientRect().right <= innerWidth")
     assert fits, f"{width}px: the diff view is wider than the window"
     pg.click("#diff > summary")
+    assert pg.errors == []
+
+
+def ranks_of(pg, queries) -> dict:
+    """{query: (rank of its claim or None, the top 3)} as the page's search ranks them."""
+    ranks = {}
+    for query, cid in queries:
+        pg.fill("#search", query)
+        rows = visible_rows(pg)
+        ranks[query] = (rows.index(cid) + 1 if cid in rows else None, rows[:3])
+    pg.fill("#search", "")
+    return ranks
+
+
+def test_the_notes_chinese_terms_find_their_claim_in_the_top_3(reader):
+    pg, width = reader
+    ranks = ranks_of(pg, CHINESE_QUERIES)
+    missed = {q: r for q, r in ranks.items() if r[0] is None or r[0] > 3}
+    assert not missed, f"{width}px: Chinese queries whose claim is not in the top 3 (rank, top 3): {missed}"
+    assert len(CHINESE_QUERIES) == len(dict(CHINESE_QUERIES)) == 10
     assert pg.errors == []
 
 

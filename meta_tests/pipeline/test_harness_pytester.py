@@ -30,6 +30,8 @@ standing = "holds"
 id = "x.refuted"
 source = ["n › s"]
 claim = "refuted"
+at = ["003:7-9"]
+says = ["the note states it so"]
 checklist_needs = ["cpu"]
 decided_by = "cpu"
 standing = "refuted"
@@ -163,8 +165,9 @@ def test_verdicts_report_and_summary_line(project):
     ])
     md = (project.path / "reports" / "claims.md").read_text()
     assert "## Mini (`x.*`)" in md
-    assert "| `x.refuted` | refuted | **refuted** | the truth is otherwise" in md
-    assert "| `x.cudaclaim` | about CUDA | **not-run** | needs a CUDA GPU (found 0: no GPU) | " \
+    assert "| `x.refuted` | Note 003, lines 7\u20139: \u201cthe note states it so\u201d | refuted | **refuted** " \
+           "| the truth is otherwise" in md, "the note's lines, then the claim tested, then the verdict"
+    assert "| `x.cudaclaim` |  | about CUDA | **not-run** | needs a CUDA GPU (found 0: no GPU) | " \
            "supporting passed: test_cudaclaim_cpu_side (decided by gpu) |" in md
     assert "deciding passed: test_both[cpu] (decided by cpu)" in md, "evidence by test name"
 
@@ -244,6 +247,7 @@ def test_claim_option_runs_only_linked_tests_and_reports_the_rest_deselected(pro
     # the claims asked for, one line each, after the report's summary
     result.stdout.fnmatch_lines([
         "claims: *", "*", "the claims of this run:",
+        "  x.refuted \u00b7 Note 003, lines 7\u20139: \u201cthe note states it so\u201d",
         "  x.refuted: REFUTED \u2014 correction: the truth is otherwise \u2014 decided on CPU by test_refuted",
         "  x.gpuonly: NOT-RUN \u2014 needs 8 CUDA GPUs (found 0: no GPU)",
     ])
