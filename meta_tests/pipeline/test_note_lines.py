@@ -69,7 +69,8 @@ def _hedged_claim(inv, sections):
 def test_a_claim_that_drops_its_notes_hedge_goes_red(inv, sections):
     claim, marker = _hedged_claim(inv, sections)
     strip = re.compile(notes.HEDGES[marker], re.IGNORECASE)
-    scratch = dataclasses.replace(claim, text=strip.sub("", claim.text), says=tuple(strip.sub("", s) for s in claim.says))
+    scratch = dataclasses.replace(claim, text=strip.sub("", claim.text),
+                                  says=tuple(strip.sub("", s) for s in claim.says))
     found = problems_of(scratch, inv, sections)
     assert any(marker in p and "says does not render it" in p for p in found), (claim.id, marker, found)
     assert any(marker in p and "claim text does not carry it" in p for p in found), (claim.id, marker, found)
@@ -132,7 +133,7 @@ def test_a_locator_reads_as_a_reader_sees_it():
     assert notes.parse("003:140-144").label == "Note 003, lines 140\u2013144"
     assert notes.parse("003:7").label == "Note 003, line 7"
     for bad in ("3:140", "003:144-140", "003:0", "003:a-b"):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="locator"):
             notes.parse(bad)
 
 
