@@ -3,7 +3,7 @@
     python -m harness.notes check [TOPIC ...]   what each claim's locators and wording lack
     python -m harness.notes pin                 record the digest of every cited line range
     python -m harness.notes show ID             a claim's cited lines, numbered, beside its `says`
-    python -m harness.notes uncovered [NOTE]    the non-blank lines no claim cites
+    python -m harness.notes uncovered [NOTE]    the non-blank lines no claim cites and no _uncited_*.toml lists
 
 Torch-free. A claim names, per note it cites, the lines it tests (`at = ["003:140-144"]`, 1-based
 and inclusive) and renders each range literally in English (`says`, one entry per locator). The
@@ -25,6 +25,10 @@ runs over every claim:
 - every hedge or date marker in the cited lines (`HEDGES`, a torch version) has its English
   counterpart in `says` and in the claim text, or the claim's `unhedged` says why that marker
   does not govern the statement ("可能: the hedge is on the next sentence, about X").
+
+Every non-blank line of the five notes is cited by a claim or listed in a tests/claims/_uncited_<topic>.toml
+with the reason it states nothing a claim could test (a restatement of cited lines, pure Python,
+an opinion, conda usage, a heading): `uncovered` finds the lines that are neither.
 """
 from __future__ import annotations
 
@@ -147,6 +151,7 @@ HEDGES: dict[str, str] = {
     "通常": r"generally|usually|typically|normally|as a rule|commonly",
     "猜测": r"guess|conjectur|speculat|presumably",
     "大概": r"roughly|about|approximately|probably|presumably|likely|around",
+    "大致": r"rough|approximately|broadly|about",
     "可能": r"\bmay\b|might|\bcan\b|cannot|can't|could|possibl|perhaps|likely|probabl|impossible",
     "应该": r"should|ought|supposed|presumably|probably|expected",
     "似乎": r"seem|appear|apparently",
@@ -176,6 +181,7 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\(\))?(?:\.[A-Za-z_]\w*(?:\(\))?)+")
 _CALL = re.compile(r"\b[A-Za-z_]\w*\(\)")
 _SNAKE = re.compile(r"\b[A-Za-z]\w*_\w+\b")
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\w*\b|\b[a-z]+[A-Z]\w*\b")
+_ABBREVIATION = re.compile(r"\b(?:[A-Za-z]\.){2,}")  # "e.g.", "i.e.", "w.r.t.": English, not a dotted name
 _NUMBER = re.compile(r"(?<![\w.])(?:\d+\.\d+|\d{2,})(?!\w|\.\d)")
 
 
@@ -188,6 +194,7 @@ def terms(claim_text: str) -> list[str]:
     for m in _BACKTICK.finditer(claim_text):
         found.append(m.group(1))
     rest = _BACKTICK.sub(" ", rest)
+    rest = _ABBREVIATION.sub(" ", rest)
     for pattern in (_DOTTED, _CALL, _SNAKE, _CAMEL):
         for m in pattern.finditer(rest):
             found.append(m.group(0))
@@ -203,6 +210,7 @@ def _words(term: str) -> list[str]:
 def written_in(term: str, cited: str) -> bool:
     """A term is written in the cited lines when each of its names and numbers is (names without
     regard to case: the notes write `Torch.item()` for Tensor.item; numbers as whole numbers)."""
+    cited = cited.replace("\\_", "_")  # the notes' Markdown escapes: FEATURE\_DIM is FEATURE_DIM
     low = cited.lower()
     for word in _words(term):
         if word[0].isdigit():
@@ -332,14 +340,42 @@ def pin(inv=None, notes: Notes | None = None) -> dict[str, str]:
     return dict(sorted(out.items(), key=lambda kv: parse(kv[0])))
 
 
-def uncovered(inv, notes: Notes, note: str) -> list[tuple[int, int]]:
-    """Runs of non-blank lines of `note` that no locator cites."""
+LEFT_OUT = ROOT / "tests" / "claims"  # _uncited_<topic>.toml files: no topic, inventory.load skips "_*.toml"
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """Lines of a note that state no library behaviour a claim could test, and why."""
+    at: Locator
+    why: str
+
+
+def left_out(folder: pathlib.Path = LEFT_OUT) -> list[LeftOut]:
+    """tests/claims/_uncited_<topic>.toml: [[lines]] at = "003:1-20", why = "..." (every non-blank
+    line of the notes is cited by a claim or listed there with its reason)."""
+    out = []
+    for path in sorted(folder.glob("_uncited*.toml")):
+        with path.open("rb") as fh:
+            doc = inventory.tomllib.load(fh)
+        for entry in doc.get("lines", []):
+            if not isinstance(entry.get("why"), str) or not entry["why"].strip():
+                raise inventory.InventoryError(f"{path.name}: {entry.get('at')!r} needs a reason (why)")
+            out.append(LeftOut(parse(entry["at"]), entry["why"]))
+    return out
+
+
+def uncovered(inv, notes: Notes, note: str, listed: list[LeftOut] | None = None) -> list[tuple[int, int]]:
+    """Runs of non-blank lines of `note` that no locator cites (and, given `listed`, that no
+    entry of the _uncited_*.toml files names either)."""
     cited = set()
     for claim in inv.claims.values():
         for raw in claim.at:
             loc = parse(raw)
             if loc.note == note:
                 cited.update(range(loc.first, loc.last + 1))
+    for entry in listed or []:
+        if entry.at.note == note:
+            cited.update(range(entry.at.first, entry.at.last + 1))
     runs: list[tuple[int, int]] = []
     for n, line in enumerate(notes.lines(note), start=1):
         if n in cited or not line.strip() or line.strip() == "```":
@@ -392,9 +428,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {n:4d} | {notes.lines(loc.note)[n - 1]}")
         print(f"\nterms: {terms(claim.text)}")
         return 0
+    listed = left_out()
     for note in [args.note] if args.note else sorted(notes.files):
-        runs = uncovered(inv, notes, note)
-        print(f"note {note}: {len(runs)} uncited runs")
+        runs = uncovered(inv, notes, note, listed)
+        print(f"note {note}: {len(runs)} runs neither cited by a claim nor listed in _uncited_*.toml")
         for a, b in runs:
             print(f"  {note}:{a}-{b}" if b != a else f"  {note}:{a}")
     return 0

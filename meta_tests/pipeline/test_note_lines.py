@@ -142,3 +142,24 @@ def test_hedge_and_date_markers_and_their_renderings():
     assert notes.rendered_by("一般", "local_rank is generally 0")
     assert not notes.rendered_by("一般", "local_rank is 0")
     assert notes.rendered_by("torch 1.6", "in the torch 1.6 source")
+
+
+@needs_notes
+def test_every_line_of_the_notes_is_cited_by_a_claim_or_left_out_with_its_reason(inv):
+    listed = notes.left_out()
+    open_runs = {note: runs for note in sorted(NOTES.files)
+                 for runs in [notes.uncovered(inv, NOTES, note, listed)] if runs}
+    shown = {note: [f"{note}:{a}-{b}" for a, b in runs[:8]] for note, runs in open_runs.items()}
+    assert not open_runs, ("lines no claim cites and no tests/claims/_uncited_*.toml lists "
+                           f"(python -m harness.notes uncovered): {shown}")
+
+
+@needs_notes
+def test_a_line_left_out_is_cited_by_no_claim_and_lies_in_its_note(inv):
+    cited = {(notes.parse(a).note, n) for c in inv.claims.values() for a in c.at
+             for n in range(notes.parse(a).first, notes.parse(a).last + 1)}
+    for entry in notes.left_out():
+        assert entry.at.note in NOTES.files, entry
+        assert entry.at.last <= len(NOTES.lines(entry.at.note)), entry
+        both = [n for n in range(entry.at.first, entry.at.last + 1) if (entry.at.note, n) in cited]
+        assert not both, f"{entry.at} is listed as stating nothing testable, yet claims cite lines {both}"
