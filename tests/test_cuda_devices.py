@@ -303,7 +303,7 @@ def test_is_available_is_true_and_cuda_tensors_work_with_a_gpu(cuda_device):
 # --- cuda.device-count-rank ----------------------------------------------------------------------
 
 
-@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.claim("cuda.device-count-rank", decides="holds")
 @pytest.mark.needs(gpus=1)
 def test_every_index_below_device_count_is_usable_and_the_next_is_not():
     n = torch.cuda.device_count()
@@ -357,7 +357,7 @@ def two_ranks_on_one_gpu(tmp_path, backend: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.claim("cuda.device-count-rank", decides="left-out")
 @pytest.mark.needs(gpus=1, processes=True)
 def test_ranks_number_processes_not_gpus(tmp_path):
     out = two_ranks_on_one_gpu(tmp_path, "gloo")
@@ -374,7 +374,7 @@ def test_ranks_number_processes_not_gpus(tmp_path):
     )
 
 
-@pytest.mark.claim("cuda.device-count-rank")
+@pytest.mark.claim("cuda.device-count-rank", decides="holds")
 @pytest.mark.needs(gpus=1, processes=True)
 def test_nccl_refuses_two_ranks_on_one_gpu(tmp_path):
     """Several ranks per GPU is a gloo world's freedom: NCCL wants one GPU per rank."""

@@ -49,6 +49,7 @@ def deterministic_algorithms(mode):
 
 
 @pytest.mark.claim("cuda.seed-reproducible", half="holding")
+@pytest.mark.claim("cuda.seed-fixes-draws", decides="holds")
 def test_the_same_seed_gives_identical_draws(device):
     seed_like_the_note(0)
     first = draws(device)

@@ -386,6 +386,7 @@ class _WhereLoaded(Dataset):
 
 
 @pytest.mark.claim("data.num-workers-default")
+@pytest.mark.claim("data.num-workers-zero-main", decides="holds")
 def test_num_workers_defaults_to_zero_and_loads_in_the_main_process():
     assert _default("num_workers") == 0
     samples = list(DataLoader(_WhereLoaded(), batch_size=None))

@@ -191,6 +191,7 @@ def test_rank_is_the_global_process_index_and_group_rank_the_machine(nodes):
 
 
 @pytest.mark.claim("dist.local-rank-meaning")
+@pytest.mark.claim("dist.local-rank-generally", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_local_rank_is_the_process_index_within_its_machine(nodes):
     for r in workers(nodes, 2 * NPROC):
@@ -318,6 +319,7 @@ def test_master_addr_and_port_defaults_of_the_parser():
 
 
 @pytest.mark.claim("dist.launch-master-defaults")
+@pytest.mark.claim("dist.launch-master-node0", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_what_workers_get_with_and_without_master_options(use_env, nodes):
     (rec,) = workers(use_env, 1)

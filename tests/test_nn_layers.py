@@ -133,7 +133,7 @@ def test_embedding_signature_has_more_parameters_than_the_note_prints():
     assert nn.Embedding(10, 3, padding_idx=0).weight[0].abs().sum().item() == 0, "padding_idx row is zeros"
 
 
-@pytest.mark.claim("nn.embedding-shape", half="holding")
+@pytest.mark.claim("nn.embedding-lookup", decides="holds")
 def test_embedding_weight_shape_and_row_lookup():
     emb = nn.Embedding(10, 3)
     assert tuple(emb.weight.shape) == (10, 3)
@@ -143,7 +143,7 @@ def test_embedding_weight_shape_and_row_lookup():
     assert torch.equal(out, emb.weight[idx])
 
 
-@pytest.mark.claim("nn.embedding-shape", half="holding")
+@pytest.mark.claim("nn.embedding-lookup", decides="holds")
 def test_embedding_rejects_out_of_range_indices_and_float_one_hot_input():
     emb = nn.Embedding(10, 3)
     with pytest.raises(IndexError, match="index out of range"):

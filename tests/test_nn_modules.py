@@ -71,6 +71,7 @@ def test_layers_models_and_losses_are_all_nn_modules():
 
 
 @pytest.mark.claim("nn.modules-vs-children")
+@pytest.mark.claim("nn.modules-all-sublayers", decides="holds")
 def test_modules_recurses_through_every_level_but_children_stops_at_the_first():
     net = nested_net()
     conv, block, relu = net
@@ -242,6 +243,7 @@ def test_sequential_runs_its_layers_in_definition_order():
 
 
 @pytest.mark.claim("nn.numel-param-count")
+@pytest.mark.claim("nn.numel-total-params", decides="holds")
 def test_numel_sum_counts_all_and_trainable_parameters_but_no_buffers():
     model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.Linear(32, 2))
     conv_n, bn_n, fc_n = 8 * 3 * 3 * 3 + 8, 8 + 8, 32 * 2 + 2
@@ -333,6 +335,7 @@ def test_flop_counter_mode_is_how_torch_counts_flops():
 
 
 @pytest.mark.claim("nn.parameter-assign")
+@pytest.mark.claim("nn.parameter-assign-init", decides="holds")
 def test_assigning_a_parameter_sets_the_values_and_registers_it_for_training():
     layer = nn.Linear(3, 2)
     t = torch.arange(6.0).reshape(2, 3)

@@ -63,6 +63,7 @@ def test_dim_counts_the_axes(shape):
 
 
 @pytest.mark.claim("tensor.item-scalar")
+@pytest.mark.claim("tensor.item-single-element", decides="holds")
 @pytest.mark.parametrize(
     "value, dtype, kind",
     [

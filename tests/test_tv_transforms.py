@@ -145,6 +145,7 @@ def test_compose_equals_applying_the_steps_one_after_the_other(rgb_image):
 
 
 @pytest.mark.claim("tv.make-grid-shape")
+@pytest.mark.claim("tv.make-grid-nrow-padding", decides="holds")
 def test_make_grid_lays_out_nrow_images_per_row_with_padding():
     n, h, w, pad, nrow = 32, 10, 12, 2, 8
     images = torch.rand(n, 3, h, w) * 0.9 + 0.1  # never 0, so padding (pad_value 0) stands out
@@ -161,6 +162,7 @@ def test_make_grid_lays_out_nrow_images_per_row_with_padding():
 
 
 @pytest.mark.claim("tv.make-grid-shape")
+@pytest.mark.claim("tv.make-grid-nrow-padding", decides="holds")
 @pytest.mark.parametrize(
     "n, nrow, padding, shape",
     [
