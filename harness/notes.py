@@ -271,6 +271,11 @@ def problems(claim, notes: Notes, pins: dict[str, str], cited_sections: dict[str
         if missing:
             out.append(f"claim text has {missing} that note {note}'s cited lines do not write: "
                        "cite the lines that do, or list them in project_terms")
+    written = [t for t in claim.project_terms if t not in terms(claim.text)
+               or all(written_in(t, cited) for cited in per_note.values())]
+    if written:
+        out.append(f"project_terms {written} are not the project's words: the claim text does not use them, "
+                   "or every cited note writes them (drop them)")
     exempt = {u.split(":", 1)[0].strip() for u in claim.unhedged}
     says = " ".join(claim.says)
     for marker in dict.fromkeys(m for cited in per_note.values() for m in markers(cited)):

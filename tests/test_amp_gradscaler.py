@@ -65,7 +65,7 @@ def test_fresh_scaler_multiplies_gradients_by_65536(device):
     assert y.item() == 8.0, f"y = {y.item()}, expected 8"
 
 
-@pytest.mark.claim("amp.get-scale-after-unscale")
+@pytest.mark.claim("amp.get-scale-after-unscale", decides="wrong")
 @pytest.mark.parametrize("device", DEVICES)
 def test_unscale_restores_true_grads_and_leaves_the_scale_at_65536(device):
     scaler = make_scaler(device)
@@ -218,7 +218,7 @@ def test_stages_move_ready_unscaled_stepped_and_update_resets(device):
     assert stage(scaler, opt).name == "STEPPED"
 
 
-@pytest.mark.claim("amp.cpu-gradscaler")
+@pytest.mark.claim("amp.cpu-gradscaler", decides="by-version")
 def test_a_cpu_gradscaler_exists_exactly_from_torch_2_3():
     available = hasattr(torch.amp, "GradScaler")
     assert available == torch_at_least(CPU_GRADSCALER_SINCE), (

@@ -243,13 +243,13 @@ def test_device_expression_picks_cuda_0_when_cuda_is_available():
 # -- creation options ------------------------------------------------------------------
 
 
-@pytest.mark.claim("dtype.arange-requires-grad")
+@pytest.mark.claim("dtype.arange-requires-grad", decides="wrong")
 def test_arange_of_integers_cannot_require_grad():
     with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
         torch.arange(5, requires_grad=True)
 
 
-@pytest.mark.claim("dtype.arange-requires-grad")
+@pytest.mark.claim("dtype.arange-requires-grad", decides="wrong")
 def test_float_arange_requires_grad_but_allocates_no_gradient_until_backward():
     x = torch.arange(5.0, requires_grad=True)
     assert x.requires_grad and x.is_leaf
@@ -286,7 +286,7 @@ def test_arange_with_device_is_one_op_on_that_device_with_no_copy():
     assert record.calls[0][1] == torch.device("meta"), f"ops run: {record.calls}"
 
 
-@pytest.mark.claim("dtype.tensor-positional-args")
+@pytest.mark.claim("dtype.tensor-positional-args", decides="holds")
 def test_tensor_takes_requires_grad_and_device_only_by_keyword():
     with pytest.raises(TypeError, match="takes 1 positional argument but 3 were given"):
         torch.tensor([1.0, 2.0], True, "cpu")
@@ -350,7 +350,7 @@ def test_default_device_to_host_copy_waits_for_queued_work():
     assert torch.equal(y, x.cpu())
 
 
-@pytest.mark.claim("dtype.to-non-blocking-semantics")
+@pytest.mark.claim("dtype.to-non-blocking-semantics", decides="wrong")
 @pytest.mark.needs(gpus=1, async_launch=True)
 def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data():
     # 256 MiB from pinned memory: milliseconds on the bus, so the copy is caught while it runs. The
@@ -379,7 +379,7 @@ def test_non_blocking_copy_returns_early_and_later_work_waits_for_all_the_data()
     assert returned_early, "to(non_blocking=True) returned after the copy had finished"
 
 
-@pytest.mark.claim("dtype.to-non-blocking-positional")
+@pytest.mark.claim("dtype.to-non-blocking-positional", decides="holds")
 def test_to_device_then_bool_is_not_the_non_blocking_form():
     t = torch.ones(2)
     # the second positional slot after a device is dtype, and a bool is not a dtype
@@ -393,7 +393,7 @@ def test_to_device_then_bool_is_not_the_non_blocking_form():
 # -- one-hot ---------------------------------------------------------------------------
 
 
-@pytest.mark.claim("dtype.one-hot-default")
+@pytest.mark.claim("dtype.one-hot-default", decides="wrong")
 @SPACE
 @given(labels=st.lists(st.integers(0, 9), min_size=1, max_size=8))
 def test_one_hot_default_num_classes_is_max_plus_one(labels):

@@ -161,7 +161,7 @@ def test_to_tensor_scales_only_8_bit_images_not_16_bit_or_float_ones(tmp_path):
 # --- dtype.to-tensor-slash-typo --------------------------------------------------------
 
 
-@pytest.mark.claim("dtype.to-tensor-slash-typo")
+@pytest.mark.claim("dtype.to-tensor-slash-typo", decides="wrong")
 @pytest.mark.needs(libs=["torchvision"])
 def test_slash_typo_is_a_division_that_fails_on_the_name_functional(rgb_png):
     compile(SLASH_TYPO, "<note>", "exec")  # valid syntax: `transforms / functional.to_tensor(...)`
@@ -169,7 +169,7 @@ def test_slash_typo_is_a_division_that_fails_on_the_name_functional(rgb_png):
         _run(SLASH_TYPO, path=rgb_png)
 
 
-@pytest.mark.claim("dtype.to-tensor-slash-typo")
+@pytest.mark.claim("dtype.to-tensor-slash-typo", decides="wrong")
 @pytest.mark.needs(libs=["torchvision"])
 def test_slash_typo_with_functional_in_scope_divides_a_module_by_a_tensor(rgb_png):
     with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for /: 'module' and 'Tensor'"):

@@ -29,7 +29,7 @@ SIGNATURES = {"lib.einops-rearrange": (
     lambda: signatures.signature_parameters(importlib.import_module("einops").rearrange), NOTE_REARRANGE)}
 
 
-@pytest.mark.claim("lib.einops-rearrange")
+@pytest.mark.claim("lib.einops-rearrange", decides="wrong")
 def test_rearrange_signature_is_tensor_pattern_and_axis_sizes_not_element_pattern():
     import einops
 
