@@ -1,8 +1,8 @@
 """README's "How to add a claim", followed literally on a scratch copy of the project.
 
 The three steps' snippets are read out of README's section (so README and this test cannot
-drift). README's example is the last claim added to the inventory: the files the steps name end
-with exactly its entry and its test. The scratch copy takes them out, then follows the steps: the
+drift). README's example is a claim of the inventory: the files the steps name hold exactly its
+entry and its test, wherever they stand. The scratch copy takes them out, then follows the steps: the
 TOML entry is appended to the inventory file the first step names, the test to the test file the
 second step names, and the third step's command runs in the copy (one pytest
 process, forked from the meta tests' fork server where it can be). The new claim must get the
@@ -71,14 +71,17 @@ def scratch_copy(folder):
             shutil.copy2(source, folder / name)
 
 
-def remove_tail(path, code: str) -> None:
-    """Take `code` off the end of the file at `path` (README's example, as the repository holds it)."""
-    text = path.read_text(encoding="utf-8").rstrip("\n")
-    tail = code.rstrip("\n")
-    assert text.endswith(tail), (
-        f"{path.name} does not end with README's example as the section gives it: README and the "
-        f"repository differ\n--- README\n{tail}\n--- {path.name} (its end)\n{text[-len(tail) - 200:]}")
-    path.write_text(text[: -len(tail)].rstrip("\n") + "\n", encoding="utf-8")
+def remove_example(path, code: str) -> None:
+    """Take README's example (`code`, as the repository holds it) out of the file at `path`,
+    wherever it stands: claims added after it do not break README's steps."""
+    text = path.read_text(encoding="utf-8")
+    tail = code.strip("\n")
+    assert text.count(tail) == 1, (
+        f"{path.name} holds README's example as the section gives it {text.count(tail)} times, not once: "
+        f"README and the repository differ\n--- README\n{tail}")
+    before, _, after = text.partition(tail)
+    path.write_text(before.rstrip("\n") + ("\n\n" + after.lstrip("\n") if after.strip() else "\n"),
+                    encoding="utf-8")
 
 
 def append(path, code: str, separator: str) -> None:
@@ -99,8 +102,8 @@ def test_readme_adds_a_claim_in_three_steps_and_the_claim_gets_its_verdict(tmp_p
     scratch_copy(project)
     toml_file = named_file(entry_step, r"tests/claims/\w+\.toml")
     test_file = named_file(test_step, r"tests/test_\w+\.py")
-    remove_tail(project / toml_file, entry)
-    remove_tail(project / test_file, block(test_step, "python"))
+    remove_example(project / toml_file, entry)
+    remove_example(project / test_file, block(test_step, "python"))
     assert cid not in inventory.load(project / "tests" / "claims"), f"{cid} is still in the scratch copy's inventory"
     append(project / toml_file, entry, "\n\n")
     append(project / test_file, block(test_step, "python"), "\n\n\n")
