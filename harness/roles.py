@@ -5,13 +5,16 @@ A claim's test declares its role on the marker, `@pytest.mark.claim("ID", decide
     holds     the case the note states holds (a true statement, or the true part of one)
     left-out  a condition the note leaves out, where its statement fails (the second half of partly)
     wrong     the case the note states is wrong: the test asserts the true behaviour instead
+    by-version  the test asserts each side of the claim's version boundary: what the range of the
+              torch it ran on states (`holds` under a holds range, `wrong` under a refuted one)
 
 `half="holding"` / `half="failing"` on a partly claim's tests mean `holds` / `left-out`; the report
 lists each half's tests under either spelling (session.claim_halves).
-A test that declares nothing takes its role from the claim's standing for the torch it ran on:
-`holds` under a holds standing, `wrong` under a refuted one (a version-dependent test asserts
-each side of the boundary, so its role follows the range); under a partly standing a test must
-declare its role.
+A test that declares nothing confirms: under a holds standing it decides holds, and it never
+decides refuted or partly (a test that only confirms the case where the note is right must not
+refute it, run alone or in a column where the refuting test was skipped). Every refuted claim
+needs a test that declares `wrong` (or `by-version`), every partly one a `holds` and a `left-out`
+test.
 
 The verdict follows from the roles of the deciding tests that passed (harness/verdicts.py):
 holds needs a passed `holds` test, refuted a passed `wrong` test, partly a passed `holds` and a
@@ -28,11 +31,12 @@ import ast
 import functools
 import pathlib
 
-ROLES = ("holds", "left-out", "wrong")
+ROLES = ("holds", "left-out", "wrong", "by-version")
 HALF_ROLE = {"holding": "holds", "failing": "left-out"}  # claim(..., half=...) -> role
 ROLE_HALF = {role: half for half, role in HALF_ROLE.items()}  # decides= on a partly claim's test -> its half
 NEEDED = {"holds": ("holds",), "refuted": ("wrong",), "partly": ("holds", "left-out")}  # standing -> passed roles
-DEFAULT = {"holds": "holds", "refuted": "wrong"}  # standing -> role of a test that declares none
+DEFAULT = {"holds": "holds"}  # standing -> role of a test that declares none: it only ever confirms
+BY_VERSION = {"holds": "holds", "refuted": "wrong", "partly": None}  # decides="by-version", per range
 SAYS = {"holds": "the stated case (or a true part of it) holds", "left-out": "a condition the note leaves out fails",
         "wrong": "the stated case is wrong"}
 
@@ -46,7 +50,10 @@ def marker_role(kwargs: dict) -> str | None:
 
 def role_for(record: dict, standing_verdict: str | None) -> str | None:
     """A record's role under the standing of the torch it is judged for."""
-    return record.get("decides") or HALF_ROLE.get(record.get("half")) or DEFAULT.get(standing_verdict)
+    declared = record.get("decides") or HALF_ROLE.get(record.get("half"))
+    if declared == "by-version":
+        return BY_VERSION.get(standing_verdict or "")
+    return declared or DEFAULT.get(standing_verdict or "")
 
 
 def _markers(tree: ast.Module):
@@ -125,11 +132,14 @@ def disagreements(inv, tests: dict[str, list[tuple[str, str | None]]]) -> list[s
             elif role == "left-out" and "partly" not in verdicts_:
                 problems.append(f"{cid}: {test} decides that a left-out condition fails, "
                                 f"but no standing of the claim is partly ({claim.history})")
+            elif role == "by-version" and len(claim.standings) < 2:
+                problems.append(f"{cid}: {test} decides by-version, but the claim has no version boundary "
+                                f"({claim.history}): declare what it decides")
             elif role == "wrong" and "refuted" not in verdicts_:
                 problems.append(f"{cid}: {test} decides that the stated case is wrong, "
                                 f"but no standing of the claim is refuted ({claim.history})")
         for s in claim.standings:
-            supplied = {role or DEFAULT.get(s.verdict) for _, role in linked}
+            supplied = {role_for({"decides": role}, s.verdict) for _, role in linked}
             lacking = [r for r in NEEDED[s.verdict] if r not in supplied]
             if lacking:
                 where = s.describe()

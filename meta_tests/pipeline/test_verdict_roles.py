@@ -4,11 +4,12 @@ with the roles its tests declare (red in a world where one standing disagrees)."
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
 from harness import inventory, roles, verdicts
-from spec_runner import ROOT
+from spec_runner import ROOT, write_mini_project
 
 INV = inventory.load()
 DECLARED = roles.declared(ROOT / "tests")
@@ -29,7 +30,12 @@ def claim(standing, correction="c"):
     "standing, records, verdict, reason_part",
     [
         pytest.param("refuted", [rec("passed", "wrong", name="w")], "refuted", None, id="refuted-by-a-wrong-test"),
-        pytest.param("refuted", [rec("passed", name="d")], "refuted", None, id="refuted-by-default-role"),
+        pytest.param("refuted", [rec("passed", name="d")], "not-run",
+                     "the tests that passed declare no role: they only confirm", id="an-undeclared-test-never-refutes"),
+        pytest.param("refuted", [rec("passed", "by-version", name="v")], "refuted", None,
+                     id="refuted-by-a-by-version-test-in-its-refuted-range"),
+        pytest.param("holds", [rec("passed", "by-version", name="v")], "holds", None,
+                     id="holds-by-a-by-version-test-in-its-holding-range"),
         pytest.param("refuted", [rec("passed", "holds", name="true_part"), rec("skipped", name="w")], "not-run",
                      "refuted needs a passed deciding test that shows the stated case is wrong",
                      id="a-true-part-alone-never-refutes"),
@@ -61,6 +67,21 @@ def test_a_true_part_selected_alone_names_the_missing_role():
     verdict, _, reason, _ = verdicts.verdict_for(cl, records, "2.14.1")
     assert verdict == "not-run", (verdict, reason)
     assert "shows the stated case is wrong" in reason, reason
+
+
+def test_the_confirming_tests_of_a_refuted_claim_run_alone_never_read_refuted():
+    """Every test of every claim that stands refuted for the pinned torch, taken alone and passed
+    under the role it declares now: only a test that declares `wrong` (or `by-version`) refutes."""
+    read_refuted = []
+    for cid, cl in INV.claims.items():
+        standing = cl.standing_for("2.14.1")
+        if standing is None or standing.verdict != "refuted":
+            continue
+        for test, role in DECLARED.get(cid, []):
+            verdict, *_ = verdicts.verdict_for(cl, [rec("passed", role, name=test.split("::")[-1])], "2.14.1")
+            if verdict == "refuted" and role not in ("wrong", "by-version"):
+                read_refuted.append(f"{cid}: {test} (declares {role!r})")
+    assert not read_refuted, "confirming tests that decide a refutation alone:\n" + "\n".join(read_refuted)
 
 
 def test_every_standing_agrees_with_its_tests_declared_roles():
@@ -102,3 +123,42 @@ def test_declared_roles_are_read_from_the_markers(tmp_path):
     assert roles.declared(tmp_path) == {"x.a": [("test_x.py::test_one", "holds")],
                                         "x.b": [("test_x.py::test_one", None)],
                                         "x.p": [("test_x.py::TestK::test_two", "left-out")]}
+
+
+MINI_INVENTORY = """topic = "x"
+title = "Mini"
+
+[[claim]]
+id = "x.refuted"
+source = ["n › s"]
+claim = "the note's statement"
+checklist_needs = ["cpu"]
+decided_by = "cpu"
+standing = "refuted"
+correction = "the truth is otherwise"
+"""
+
+MINI_TESTS = """import pytest
+
+@pytest.mark.claim("x.refuted")
+def test_the_case_where_the_note_is_right():
+    pass
+
+@pytest.mark.claim("x.refuted", decides="wrong")
+def test_the_stated_case_is_wrong():
+    pass
+"""
+
+
+def test_a_refuted_claims_confirming_test_run_alone_reads_not_run_and_its_refuting_test_refutes(pytester):
+    """A real pytest run of a refuted claim's tests, one at a time: the undeclared (confirming)
+    test alone leaves the claim not-run, naming the missing role; the `wrong` test refutes it."""
+    write_mini_project(pytester, MINI_INVENTORY, MINI_TESTS)
+    for selected, verdict in (("right", "not-run"), ("wrong", "refuted")):
+        report = pytester.path / f"{selected}.json"
+        pytester.runpytest("-p", "no:cacheprovider", "-k", selected, f"--claims-report={report}").assert_outcomes(
+            passed=1, deselected=1)
+        (entry,) = json.loads(report.read_text())["claims"]
+        assert entry["verdict"] == verdict, (selected, entry["verdict"], entry["reason"])
+        if verdict == "not-run":
+            assert "they only confirm" in entry["reason"], entry["reason"]
