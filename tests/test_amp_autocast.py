@@ -147,6 +147,18 @@ def test_cuda_amp_autocast_and_torch_autocast_cuda_compute_the_same(cuda_device)
     assert torch.equal(old, new)
 
 
+@pytest.mark.claim("amp.float16-half", decides="left-out")
+@pytest.mark.needs(min_torch=CUDA_AMP_DEPRECATED_SINCE)
+def test_note_000s_torch_cuda_amp_autocast_warns_future_deprecation_from_2_4():
+    # note 000 names the torch.cuda.amp namespace; its autocast is deprecated from 2.4
+    with pytest.warns(FutureWarning, match=r"torch\.cuda\.amp\.autocast.*deprecated.*torch\.amp\.autocast\('cuda'"):
+        old = torch.cuda.amp.autocast(dtype=torch.float16, enabled=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        new = torch.amp.autocast("cuda", dtype=torch.float16, enabled=False)
+    assert (old.device, old.fast_dtype) == (new.device, new.fast_dtype) == ("cuda", torch.float16)
+
+
 # --- amp.cuda-amp-namespace ---------------------------------------------------------------
 
 
@@ -188,7 +200,7 @@ def test_cuda_amp_names_are_not_deprecated_before_2_4():
 # --- amp.enabled-false-noop ---------------------------------------------------------------
 
 
-@pytest.mark.claim("amp.enabled-false-noop", "amp.unscale-clip-pair")
+@pytest.mark.claim("amp.enabled-false-noop", "amp.unscale-clip-pair", decides="holds")
 @pytest.mark.filterwarnings("ignore:.*torch.cuda.amp.*deprecated:FutureWarning")
 def test_note_loop_as_written_does_one_plain_step_then_stops_at_the_opt_typo():
     model, data, targets = small_problem("cpu")
@@ -206,7 +218,7 @@ def test_note_loop_as_written_does_one_plain_step_then_stops_at_the_opt_typo():
         assert torch.equal(got, want), "enabled=False changed the first step"
 
 
-@pytest.mark.claim("amp.enabled-false-noop")
+@pytest.mark.claim("amp.enabled-false-noop", decides="holds")
 def test_loop_with_enabled_false_matches_plain_training_bit_for_bit(device):
     plain = train(device, autocast=False)
     disabled = train(device, autocast=False, scaler_enabled=False)
@@ -217,6 +229,30 @@ def test_loop_with_enabled_false_matches_plain_training_bit_for_bit(device):
     assert any(not torch.equal(a, b) for a, b in zip(plain, mixed)), "autocast enabled changed nothing"
     for a, b in zip(plain, mixed):
         assert_close(b, a, rtol=5e-2, atol=5e-2)
+
+
+@pytest.mark.claim("amp.enabled-false-noop", decides="left-out")
+@pytest.mark.needs(min_torch=CUDA_AMP_DEPRECATED_SINCE)
+def test_note_loop_with_use_amp_false_warns_future_deprecation_where_torch_amp_does_not():
+    def run(loop):
+        model, data, targets = small_problem("cpu")
+        namespace = {"torch": torch, "model": model, "net": model, "epochs": 2, "data": data,
+                     "targets": targets, "loss_fn": nn.functional.mse_loss, "opt": None}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            exec(loop.format(use_amp=False).replace("opt.zero_grad()", "optimizer.zero_grad()"), namespace)
+        deprecations = sorted({str(w.message).split("(")[0] for w in caught if issubclass(w.category, FutureWarning)})
+        return params_of(model), deprecations
+
+    note_params, note_warnings = run(NOTE_LOOP)
+    replaced = NOTE_LOOP.replace("torch.cuda.amp.GradScaler(", "torch.amp.GradScaler('cuda', ")
+    replaced = replaced.replace("torch.cuda.amp.autocast(", "torch.amp.autocast('cuda', ")
+    new_params, new_warnings = run(replaced)
+    # the note's spelling warns, enabled or not; the torch.amp spelling trains the same without it
+    assert note_warnings == ["`torch.cuda.amp.GradScaler", "`torch.cuda.amp.autocast"], note_warnings
+    assert new_warnings == [], new_warnings
+    for a, b in zip(note_params, new_params):
+        assert torch.equal(a, b), "the torch.amp spelling trained differently"
 
 
 # --- amp.unscale-clip-pair ----------------------------------------------------------------

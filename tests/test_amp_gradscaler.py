@@ -6,11 +6,15 @@ Notes: 004_79576bb56bce5aea.txt › torch.cuda.amp.GradScaler, › what is it re
 The note runs on CUDA; every test runs the same body on CPU (torch.amp.GradScaler("cpu"),
 which exists from torch 2.3) and on CUDA.
 """
+import inspect
+import warnings
+
 import pytest
 import torch
 from torch.testing import assert_close
 
 from fixtures.amp import CPU_GRADSCALER_SINCE, make_scaler
+from fixtures.boundaries import CUDA_AMP_DEPRECATED_SINCE
 from fixtures.needs import device_params
 from fixtures.versions import torch_at_least
 
@@ -54,7 +58,7 @@ def test_scaled_backward_equals_backward_of_loss_times_scale(device):
         assert torch.equal(with_scaler, by_hand), f"{with_scaler} != {by_hand}"
 
 
-@pytest.mark.claim("amp.default-scale-grad")
+@pytest.mark.claim("amp.default-scale-grad", decides="holds")
 @pytest.mark.parametrize("device", DEVICES)
 def test_fresh_scaler_multiplies_gradients_by_65536(device):
     scaler = make_scaler(device)
@@ -63,6 +67,20 @@ def test_fresh_scaler_multiplies_gradients_by_65536(device):
     assert scaler.get_scale() == INIT_SCALE
     assert torch.equal(x.grad, torch.full_like(x, INIT_SCALE)), f"x.grad = {x.grad}, expected [65536, 65536]"
     assert y.item() == 8.0, f"y = {y.item()}, expected 8"
+
+
+@pytest.mark.claim("amp.default-scale-grad", decides="left-out")
+@pytest.mark.needs(min_torch=CUDA_AMP_DEPRECATED_SINCE)
+def test_the_notes_torch_cuda_amp_gradscaler_warns_future_deprecation_from_2_4():
+    # the note's `scaler = torch.cuda.amp.GradScaler()`; enabled=False only keeps a GPU-less run quiet
+    with pytest.warns(FutureWarning, match=r"torch\.cuda\.amp\.GradScaler.*deprecated.*torch\.amp\.GradScaler\('cuda'"):
+        torch.cuda.amp.GradScaler(enabled=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        torch.amp.GradScaler("cuda", enabled=False)
+    # the replacement starts at the same 2**16
+    for cls in (torch.cuda.amp.GradScaler, torch.amp.GradScaler):
+        assert inspect.signature(cls).parameters["init_scale"].default == INIT_SCALE, cls
 
 
 @pytest.mark.claim("amp.get-scale-after-unscale", decides="wrong")
@@ -126,7 +144,8 @@ def test_note_sequence_ends_with_x_close_to_0_9993_and_1_9993(device):
 
 @pytest.mark.claim("amp.step-unscales")
 @pytest.mark.parametrize("device", DEVICES)
-def test_step_without_unscale_matches_a_plain_unscaled_step(device):
+@pytest.mark.parametrize("unscale_first", [False, True], ids=["step-alone", "unscale_-then-step"])
+def test_step_unscales_once_then_steps_like_a_plain_unscaled_step(device, unscale_first):
     def run(with_scaler):
         torch.manual_seed(0)
         net = torch.nn.Linear(3, 2).to(device)
@@ -135,8 +154,10 @@ def test_step_without_unscale_matches_a_plain_unscaled_step(device):
         if with_scaler:
             scaler = make_scaler(device)
             scaler.scale(loss).backward()
-            assert stage(scaler, opt).name == "READY"
-            scaler.step(opt)  # no unscale_ call before it
+            if unscale_first:  # called by hand: step() must not unscale a second time
+                scaler.unscale_(opt)
+            assert stage(scaler, opt).name == ("UNSCALED" if unscale_first else "READY")
+            scaler.step(opt)
             assert stage(scaler, opt).name == "STEPPED"
         else:
             loss.backward()
@@ -196,7 +217,7 @@ def test_unscale_raises_when_already_unscaled_or_stepped_until_update(device):
     assert torch.equal(x.grad, torch.ones_like(x))
 
 
-@pytest.mark.claim("amp.state-transitions")
+@pytest.mark.claim("amp.state-transitions", decides="holds")
 @pytest.mark.parametrize("device", DEVICES)
 def test_stages_move_ready_unscaled_stepped_and_update_resets(device):
     scaler = make_scaler(device)
@@ -216,6 +237,39 @@ def test_stages_move_ready_unscaled_stepped_and_update_resets(device):
     scaler.scale(torch.sum(x) + torch.sum(z)).backward()
     scaler.step(opt)
     assert stage(scaler, opt).name == "STEPPED"
+
+
+@pytest.mark.claim("amp.state-transitions", decides="holds")
+@pytest.mark.parametrize("device", DEVICES)
+def test_update_from_unscaled_returns_to_ready_and_keeps_the_scale(device):
+    scaler = make_scaler(device)
+    x, z, y, opt = note_setup(device)
+    scaler.scale(y).backward()
+    scaler.unscale_(opt)
+    assert stage(scaler, opt).name == "UNSCALED"
+    scaler.update()  # no step: the note's UNSCALED -> READY
+    assert stage(scaler, opt).name == "READY"
+    assert scaler.get_scale() == INIT_SCALE, "finite grads: the scale stays until growth_interval steps"
+
+
+@pytest.mark.claim("amp.state-transitions", decides="left-out")
+@pytest.mark.parametrize("device", DEVICES)
+def test_update_from_ready_raises_unless_another_optimizer_was_unscaled_or_stepped(device):
+    scaler = make_scaler(device)
+    x, z, y, opt = note_setup(device)
+    scaler.scale(y).backward()
+    assert stage(scaler, opt).name == "READY"
+    # the note's READY -> READY: with its one optimizer, update() has no inf check to read
+    with pytest.raises(AssertionError, match="No inf checks were recorded prior to update"):
+        scaler.update()
+    # READY -> READY works only beside an optimizer that was stepped
+    w = torch.ones(2, requires_grad=True, device=device)
+    other = torch.optim.SGD([w], lr=0.1)
+    scaler.scale(w.sum()).backward()
+    scaler.step(other)
+    assert (stage(scaler, opt).name, stage(scaler, other).name) == ("READY", "STEPPED")
+    scaler.update()
+    assert (stage(scaler, opt).name, stage(scaler, other).name) == ("READY", "READY")
 
 
 @pytest.mark.claim("amp.cpu-gradscaler", decides="by-version")

@@ -61,7 +61,7 @@ def test_inplace_write_through_data_escapes_the_check_and_gives_a_wrong_gradient
     assert (true_grad > 0.1).all(), "the true gradient should be clearly non-zero"
 
 
-@pytest.mark.claim("autograd.data-is-function")
+@pytest.mark.claim("autograd.data-is-function", decides="wrong")
 def test_data_is_an_attribute_and_calling_it_raises():
     t = torch.ones(3, requires_grad=True)
     assert isinstance(t.data, torch.Tensor), "t.data (no call) should already be the tensor"
@@ -309,7 +309,7 @@ def test_eval_mode_changes_dropout_and_batchnorm_but_gradients_and_updates_go_on
 NOTE_REQUIRE_GRAD_TYPO = "t.require_grad = False"
 
 
-@pytest.mark.claim("autograd.require-grad-typo")
+@pytest.mark.claim("autograd.require-grad-typo", decides="wrong")
 def test_require_grad_typo_sets_a_plain_attribute_and_the_tensor_keeps_training():
     layer = nn.Linear(3, 1)
     t = layer.weight
@@ -376,7 +376,7 @@ def test_a_frozen_first_layer_records_nothing_for_the_backward_pass():
     assert net[0].weight.grad is None and net[2].weight.grad is not None
 
 
-@pytest.mark.claim("autograd.layer-requires-grad-false")
+@pytest.mark.claim("autograd.layer-requires-grad-false", decides="wrong")
 def test_a_layer_used_as_weights_computed_each_step_trains_without_freezing_or_retain_graph():
     torch.manual_seed(0)
     weight_maker, p = nn.Linear(3, 4), nn.Parameter(torch.randn(4))
@@ -391,7 +391,7 @@ def test_a_layer_used_as_weights_computed_each_step_trains_without_freezing_or_r
     assert all(torch.equal(a, b) for a, b in zip(before, weight_maker.parameters())), "the layer's weights changed"
 
 
-@pytest.mark.claim("autograd.layer-requires-grad-false")
+@pytest.mark.claim("autograd.layer-requires-grad-false", decides="wrong")
 def test_freezing_the_layer_does_not_help_when_its_input_comes_from_a_trainable_layer():
     torch.manual_seed(0)
     trainable, weight_maker = nn.Linear(3, 3), nn.Linear(3, 4).requires_grad_(False)

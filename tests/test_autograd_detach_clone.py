@@ -72,7 +72,7 @@ def test_detach_shares_storage_and_leaves_the_graph(device):
     assert d.grad_fn is None and d.requires_grad is False
 
 
-@pytest.mark.claim("autograd.detach-clone-typo")
+@pytest.mark.claim("autograd.detach-clone-typo", decides="wrong")
 def test_note_spelling_detach_dot_clone_call_call_raises_attribute_error():
     t = torch.ones(3, requires_grad=True)
     # the note writes tensor.detach.clone()(): `detach` is a bound builtin method with no .clone
@@ -90,7 +90,7 @@ def test_detach_clone_copies_memory_outside_the_graph(device):
     assert dc.grad_fn is None and dc.requires_grad is False
 
 
-@pytest.mark.claim("autograd.detach-never-grad")
+@pytest.mark.claim("autograd.detach-never-grad", decides="wrong")
 def test_detached_tensor_with_requires_grad_set_again_does_get_a_grad(device):
     leaf, t = source(device)
     d = t.detach()
@@ -123,7 +123,7 @@ def test_backward_adds_the_new_gradient_to_the_stored_one(device):
     assert_close(w.grad, x1 + x2)  # previous + new, not new alone
 
 
-@pytest.mark.claim("autograd.backward-twice-same-graph")
+@pytest.mark.claim("autograd.backward-twice-same-graph", decides="wrong")
 def test_second_backward_on_the_same_output_needs_retain_graph_then_accumulates():
     net = nn.Linear(3, 2)
     out = net(torch.randn(4, 3))
@@ -151,7 +151,7 @@ def test_feeding_detached_features_to_a_second_net_stops_gradient_to_the_first()
     assert first.weight.grad is not None and first.weight.grad.abs().sum() > 0
 
 
-@pytest.mark.claim("autograd.detach-in-forward")
+@pytest.mark.claim("autograd.detach-in-forward", decides="wrong")
 def test_detach_in_forward_only_cuts_the_layers_before_it():
     class Net(nn.Module):
         def __init__(self):

@@ -111,7 +111,28 @@ def test_grad_outputs_of_exactly_y_shape_is_accepted():
     assert_close(g, x.detach())
 
 
-@pytest.mark.claim("autograd.grad-outputs-no-sum")
+@pytest.mark.claim("autograd.grad-outputs-no-sum", decides="holds")
+@pytest.mark.parametrize("per_sample_net", [pytest.param(False, id="element-wise y = sin(x)"),
+                                            pytest.param(True, id="the note's batch, one value per sample")])
+def test_grad_outputs_multiplies_each_own_derivative_where_each_output_depends_on_its_own_input(per_sample_net):
+    torch.manual_seed(0)
+    if per_sample_net:  # the note's setting: y holds one feature value per sample of the batch x
+        net = _one_value_per_sample(mixes_the_batch=False)
+        x = torch.randn(BATCH, FEATURE_DIM, dtype=torch.float64, requires_grad=True)
+        jac = torch.autograd.functional.jacobian(net, x.detach())  # (BATCH, 1, BATCH, FEATURE_DIM)
+        own = torch.stack([jac[i, 0, i] for i in range(BATCH)])  # d y_i / d x_i
+        y = net(x)
+    else:
+        x = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+        own = torch.cos(x.detach())  # d y_ij / d x_ij
+        y = torch.sin(x)
+    v = torch.randn(y.shape, dtype=torch.float64)
+    (g,) = torch.autograd.grad(y, x, grad_outputs=v)
+    expected = v * own  # grad_outputs times each element's (sample's) own derivative, nothing summed across
+    assert_close(g, expected, msg=lambda m: f"grad {g} != grad_outputs * own derivative {expected}: {m}")
+
+
+@pytest.mark.claim("autograd.grad-outputs-no-sum", decides="left-out")
 def test_grad_outputs_weights_a_sum_over_all_outputs_not_an_element_wise_product():
     x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
     y = x * x.sum()  # every y_i depends on every x_j: dy_i/dx_j = delta_ij * s + x_i
@@ -195,6 +216,29 @@ def test_jacrev_argnums_differentiates_only_the_listed_inputs():
         jx, jw = torch.autograd.functional.jacobian(g, (xs[i], ws[i]))
         assert_close(d_x[i], jx)
         assert_close(d_w[i], jw)
+
+
+@pytest.mark.claim("autograd.jacrev-argnums", decides="holds")
+@pytest.mark.needs(min_torch=TORCH_FUNC)
+def test_jacrev_with_several_argnums_differentiates_each_listed_input_and_only_those():
+    from torch.func import jacrev, vmap
+
+    def g(x, w, b):  # per sample: x (FEATURE_DIM,), w (FEATURE_DIM, OUTPUT_DIM), b (OUTPUT_DIM,)
+        return torch.tanh(x @ w + b)
+
+    torch.manual_seed(0)
+    xs = torch.randn(BATCH, FEATURE_DIM, dtype=torch.float64)
+    ws = torch.randn(BATCH, FEATURE_DIM, OUTPUT_DIM, dtype=torch.float64)
+    bs = torch.randn(BATCH, OUTPUT_DIM, dtype=torch.float64)
+
+    result = vmap(jacrev(g, argnums=(0, 2)))(xs, ws, bs)  # w is split by vmap but not differentiated
+    assert len(result) == 2, f"{len(result)} derivatives for argnums=(0, 2)"
+    d_x, d_b = result
+    assert (d_x.shape, d_b.shape) == ((BATCH, OUTPUT_DIM, FEATURE_DIM), (BATCH, OUTPUT_DIM, OUTPUT_DIM))
+    for i in range(BATCH):
+        jx, _, jb = torch.autograd.functional.jacobian(g, (xs[i], ws[i], bs[i]))
+        assert_close(d_x[i], jx, msg=lambda m, i=i: f"sample {i}, d/dx: {m}")
+        assert_close(d_b[i], jb, msg=lambda m, i=i: f"sample {i}, d/db: {m}")
 
 
 # --- grad_outputs=ones on a batch with one value per sample ---------------------------------

@@ -108,6 +108,23 @@ def test_visible_devices_set_in_code_after_cuda_starts_changes_nothing():
     assert child == expected, f"actual {child}, expected {expected} (torch {torch.__version__})"
 
 
+# --- cuda.visible-devices-command-line ----------------------------------------------------------
+
+
+@pytest.mark.claim("cuda.visible-devices-command-line", decides="holds")
+@pytest.mark.needs(gpus=1, min_torch=DEVICE_UUID_SINCE)
+def test_visible_devices_on_the_command_line_restrict_the_program_to_the_listed_gpus(tmp_path):
+    ids = procs.visible_gpu_ids()
+    listed = procs.worker_gpus(min(2, len(ids))).split(",")  # the note's 0,1 where two GPUs are visible
+    probe = (f'"{sys.executable}" -c "import json, torch; n = torch.cuda.device_count(); '
+             f'print(json.dumps([str(torch.cuda.get_device_properties(i).uuid) for i in range(n)]))"')
+    seen = json.loads(run_sh_script(tmp_path, f"CUDA_VISIBLE_DEVICES={','.join(listed)} {probe}\n"))
+    expected = [uuid_of(ids.index(gpu)) for gpu in listed]
+    assert seen == expected, f"the program saw {seen}, the command line listed {listed} = {expected}"
+    hidden = json.loads(run_sh_script(tmp_path, f"CUDA_VISIBLE_DEVICES= {probe}\n"))
+    assert hidden == [], f"an empty CUDA_VISIBLE_DEVICES on the command line left {hidden} visible"
+
+
 # --- cuda.visible-devices-priority -----------------------------------------------------------
 
 
@@ -120,7 +137,7 @@ def run_sh_script(tmp_path, body: str, **env) -> str:
     return proc.stdout.strip().splitlines()[-1]
 
 
-@pytest.mark.claim("cuda.visible-devices-priority")
+@pytest.mark.claim("cuda.visible-devices-priority", decides="wrong")
 def test_an_export_in_the_script_overrides_the_command_line_prefix(tmp_path):
     """Shell semantics only (supporting evidence): what the training command is handed."""
     # `CUDA_VISIBLE_DEVICES=0,1 sh run.sh` with run.sh doing `export CUDA_VISIBLE_DEVICES=3 && train`
@@ -133,7 +150,7 @@ def test_an_export_in_the_script_overrides_the_command_line_prefix(tmp_path):
     assert seen == "0,1", seen
 
 
-@pytest.mark.claim("cuda.visible-devices-priority")
+@pytest.mark.claim("cuda.visible-devices-priority", decides="wrong")
 @pytest.mark.needs(gpus=1, min_torch=DEVICE_UUID_SINCE)
 def test_torch_sees_the_last_assignment_before_cuda_starts(tmp_path):
     first = procs.worker_gpus(1)
@@ -146,6 +163,40 @@ def test_torch_sees_the_last_assignment_before_cuda_starts(tmp_path):
     assert child["count"] == 1, child
 
 
+# --- cuda.single-index-one-device ---------------------------------------------------------------
+
+
+@pytest.mark.claim("cuda.single-index-one-device", decides="holds")
+@pytest.mark.parametrize("gpu_id", [0, 1, 3])
+def test_a_single_gpu_id_names_one_device_and_several_ids_are_refused(gpu_id):
+    device = torch.device("cuda", gpu_id)  # what .cuda(gpu_id) and set_device(gpu_id) resolve it to
+    assert (device.type, device.index) == ("cuda", gpu_id), device
+    several = [gpu_id, gpu_id + 1]
+    with pytest.raises(TypeError, match=r"cuda\(\): argument 'device' \(position 1\) must be torch.device, not list"):
+        nn.Linear(2, 2).cuda(several)  # rejected while parsing the argument, before any GPU is touched
+    with pytest.raises(TypeError, match="must be torch.device, not tuple"):
+        torch.zeros(1).cuda(tuple(several))
+    with pytest.raises(ValueError, match=re.escape(f"Expected a torch.device with a specified index or an integer, "
+                                                   f"but got:{several}")):
+        torch.cuda.set_device(several)
+
+
+@pytest.mark.claim("cuda.single-index-one-device")
+@pytest.mark.needs(gpus=1)
+def test_model_cuda_and_set_device_with_one_gpu_id_use_that_one_gpu():
+    gpu_id = worker_cuda_index()
+    model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)).cuda(gpu_id)
+    placed = {t.device for t in [*model.parameters(), *model.buffers()]}
+    assert placed == {torch.device("cuda", gpu_id)}, f"model.cuda({gpu_id}) placed it on {placed}"
+    previous = torch.cuda.current_device()
+    try:
+        torch.cuda.set_device(gpu_id)
+        assert torch.cuda.current_device() == gpu_id
+        assert torch.zeros(1).cuda().device == torch.device("cuda", gpu_id)
+    finally:
+        torch.cuda.set_device(previous)
+
+
 # --- cuda.device-string-multi / cuda.set-device-multi ------------------------------------------
 
 MULTI_INDEX_STRINGS = [
@@ -155,7 +206,7 @@ MULTI_INDEX_STRINGS = [
 ]
 
 
-@pytest.mark.claim("cuda.device-string-multi", "cuda.set-device-multi")
+@pytest.mark.claim("cuda.device-string-multi", "cuda.set-device-multi", decides="wrong")
 @pytest.mark.parametrize("text", MULTI_INDEX_STRINGS)
 def test_a_device_string_with_several_indices_is_invalid(text):
     with pytest.raises(RuntimeError, match=re.escape(f"Invalid device string: '{text}'")):
@@ -173,7 +224,7 @@ def test_a_device_string_names_one_device(text, index):
     assert (device.type, device.index) == ("cuda", index)
 
 
-@pytest.mark.claim("cuda.device-string-multi")
+@pytest.mark.claim("cuda.device-string-multi", decides="wrong")
 def test_module_cuda_with_several_indices_raises_before_any_copy():
     model = nn.Linear(2, 2)
     with pytest.raises(RuntimeError, match=re.escape("Invalid device string: 'cuda:1,2'")):
@@ -181,7 +232,7 @@ def test_module_cuda_with_several_indices_raises_before_any_copy():
     assert model.weight.device.type == "cpu"
 
 
-@pytest.mark.claim("cuda.set-device-multi")
+@pytest.mark.claim("cuda.set-device-multi", decides="wrong")
 def test_set_device_with_several_indices_raises():
     gpu_ids = [1, 2]
     with pytest.raises(RuntimeError, match="Invalid device string"):

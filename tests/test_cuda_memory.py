@@ -43,7 +43,7 @@ def block(device):
 # --- cuda.empty-cache -------------------------------------------------------------------------
 
 
-@pytest.mark.claim("cuda.empty-cache")
+@pytest.mark.claim("cuda.empty-cache", decides="wrong")
 @pytest.mark.needs(gpus=1)
 def test_empty_cache_returns_cached_blocks_but_not_live_tensors(cuda_device):
     torch.cuda.synchronize()
@@ -65,7 +65,7 @@ def test_empty_cache_returns_cached_blocks_but_not_live_tensors(cuda_device):
     del live
 
 
-@pytest.mark.claim("cuda.empty-cache")
+@pytest.mark.claim("cuda.empty-cache", decides="wrong")
 @pytest.mark.needs(gpus=1)
 def test_an_interrupted_frame_keeps_its_tensors_through_empty_cache(cuda_device):
     def training_step():
@@ -90,7 +90,7 @@ def test_an_interrupted_frame_keeps_its_tensors_through_empty_cache(cuda_device)
 # --- cuda.max-memory-allocated / cuda.reset-max-memory -----------------------------------------
 
 
-@pytest.mark.claim("cuda.max-memory-allocated")
+@pytest.mark.claim("cuda.max-memory-allocated", decides="wrong")
 @pytest.mark.needs(gpus=1)
 def test_max_memory_allocated_is_the_peak_of_tensor_memory_not_of_what_the_program_occupies(cuda_device,
                                                                                           claim_figure):
@@ -117,7 +117,7 @@ def test_max_memory_allocated_is_the_peak_of_tensor_memory_not_of_what_the_progr
         f"occupied (reserved) peak {peak_reserved / MiB:.0f} MiB, max_memory_allocated {peak_allocated / MiB:.0f} MiB")
 
 
-@pytest.mark.claim("cuda.reset-max-memory")
+@pytest.mark.claim("cuda.reset-max-memory", decides="wrong")
 @pytest.mark.needs(gpus=1)
 def test_reset_max_memory_allocated_resets_the_peak_to_current_usage_not_zero(cuda_device):
     keep = block(cuda_device)
@@ -307,7 +307,7 @@ def on_streams(*work) -> float:
     return max(start.elapsed_time(end) for end in ends)
 
 
-@pytest.mark.claim("cuda.pipelined-dependency")
+@pytest.mark.claim("cuda.pipelined-dependency", decides="wrong")
 @pytest.mark.benchmark
 @pytest.mark.needs(gpus=1, serial=True)
 def test_a_dependent_kernel_starts_only_after_its_producer_finishes(cuda_device):

@@ -142,7 +142,7 @@ def test_cudnn_deterministic_without_benchmark_repeats_runs_that_the_default_fla
 # --- cudnn.tf32-matmul-default / cudnn.tf32-cudnn-default --------------------------------
 
 
-@pytest.mark.claim("cudnn.tf32-matmul-default")
+@pytest.mark.claim("cudnn.tf32-matmul-default", decides="by-version")
 def test_matmul_tf32_default_is_false_since_torch_1_12():
     expected = not torch_at_least(MATMUL_TF32_OFF_SINCE)
     actual = torch.backends.cuda.matmul.allow_tf32

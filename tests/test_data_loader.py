@@ -161,7 +161,7 @@ class _GetitemAndLen(_OnlyGetitem):
         return 6
 
 
-@pytest.mark.claim("data.dataset-required-methods")
+@pytest.mark.claim("data.dataset-required-methods", decides="wrong")
 def test_base_dataset_leaves_only_getitem_unimplemented():
     with pytest.raises(NotImplementedError):
         Dataset()[0]
@@ -170,7 +170,7 @@ def test_base_dataset_leaves_only_getitem_unimplemented():
     assert not hasattr(Dataset, "__len__"), "torch.utils.data.Dataset defines __len__"
 
 
-@pytest.mark.claim("data.dataset-required-methods")
+@pytest.mark.claim("data.dataset-required-methods", decides="wrong")
 def test_dataset_without_init_or_len_loads_through_an_explicit_sampler():
     loader = DataLoader(_OnlyGetitem(), batch_size=2, sampler=[4, 0, 2, 1])
     batches = [b.tolist() for b in loader]
@@ -191,7 +191,7 @@ def test_len_is_needed_by_the_default_sampler_and_len_loader():
 # --- data.dataloader-is-iterator -------------------------------------------------------
 
 
-@pytest.mark.claim("data.dataloader-is-iterator")
+@pytest.mark.claim("data.dataloader-is-iterator", decides="wrong")
 def test_dataloader_is_an_iterable_not_an_iterator():
     loader = DataLoader(_numbers(6), batch_size=2)
     assert isinstance(loader, collections.abc.Iterable)
@@ -220,7 +220,7 @@ def test_note_snippet_as_written_fails_on_the_missing_dataloader_import():
     assert printed.calls == []
 
 
-@pytest.mark.claim("data.iter-next-method")
+@pytest.mark.claim("data.iter-next-method", decides="by-version")
 def test_iterator_next_method_as_in_the_note():
     printed, exc = _run_note_snippet(DataLoader=DataLoader)
     loop_prints = [c for c in printed.calls if c and c[0] != "One batch tensor data: "]
@@ -287,6 +287,17 @@ def test_batch_size_defaults_to_one():
     batches = list(loader)
     assert [b.shape for (b,) in batches] == [torch.Size([1])] * 5
     assert len(loader) == 5
+
+
+@pytest.mark.claim("data.batch-size-default", decides="holds")
+@pytest.mark.parametrize("batch_size", [2, 3, 7])
+def test_an_explicit_batch_size_is_how_many_samples_each_batch_holds(batch_size):
+    loader = DataLoader(_numbers(7), batch_size=batch_size)
+    sizes = [len(b) for (b,) in loader]
+    full, rest = divmod(7, batch_size)
+    expected = [batch_size] * full + ([rest] if rest else [])
+    assert sizes == expected, f"batch sizes {sizes} for batch_size={batch_size}, expected {expected}"
+    assert loader.batch_size == batch_size and _epoch(loader) == list(range(7))
 
 
 # --- data.shuffle-each-epoch -----------------------------------------------------------
@@ -392,6 +403,26 @@ def test_num_workers_defaults_to_zero_and_loads_in_the_main_process():
     samples = list(DataLoader(_WhereLoaded(), batch_size=None))
     assert {s["pid"] for s in samples} == {os.getpid()}, "a sample was loaded in another process"
     assert not any(s["in_worker"] for s in samples)
+
+
+class _WhichWorker(Dataset):
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, index):
+        info = get_worker_info()
+        return {"index": index, "pid": os.getpid(), "worker": None if info is None else info.id}
+
+
+@pytest.mark.claim("data.num-workers-default", decides="holds")
+@pytest.mark.claim("data.num-workers-zero-main", decides="holds")
+@pytest.mark.needs(processes=True)
+def test_num_workers_two_loads_the_data_in_two_worker_processes():
+    samples = list(DataLoader(_WhichWorker(), batch_size=None, num_workers=2))
+    assert sorted(s["index"] for s in samples) == list(range(6))
+    pids = {s["pid"] for s in samples}
+    assert len(pids) == 2 and os.getpid() not in pids, f"loading pids {pids}, main process {os.getpid()}"
+    assert {s["worker"] for s in samples} == {0, 1}, f"worker ids {sorted({s['worker'] for s in samples})}"
 
 
 @pytest.mark.claim("data.num-workers-default")

@@ -51,7 +51,7 @@ def _gen(seed=0):
 # --- data.samplers-base ----------------------------------------------------------------
 
 
-@pytest.mark.claim("data.samplers-base")
+@pytest.mark.claim("data.samplers-base", decides="holds")
 @pytest.mark.parametrize("cls", BUILTIN_SAMPLERS, ids=lambda c: c.__name__)
 def test_every_builtin_sampler_subclasses_the_sampler_class(cls):
     assert issubclass(cls, Sampler), f"{cls.__name__} does not derive from torch.utils.data.Sampler"
@@ -65,7 +65,7 @@ def test_torch_utils_data_sampler_is_a_module_that_cannot_be_subclassed():
         exec("class MySampler(torch.utils.data.sampler):\n    pass\n", {"torch": torch})
 
 
-@pytest.mark.claim("data.samplers-base")
+@pytest.mark.claim("data.samplers-base", decides="left-out")
 def test_a_sampler_need_not_inherit_anything_any_iterable_of_indices_works():
     reverse = iter(range(5, -1, -1))  # a bare iterator, no Sampler base
     loader = DataLoader(TensorDataset(torch.arange(6)), batch_size=3, sampler=reverse)
@@ -151,7 +151,7 @@ def test_subset_random_sampler_signature_has_a_generator_beside_indices():
     assert params == [("indices", EMPTY), ("generator", None)], f"SubsetRandomSampler{params}"
 
 
-@pytest.mark.claim("data.subset-random-sampler")
+@pytest.mark.claim("data.subset-random-sampler", decides="wrong")
 def test_subset_random_sampler_permutes_only_the_given_indices():
     indices = [3, 5, 7, 11, 13]
     sampler = SubsetRandomSampler(indices, generator=_gen())
@@ -162,7 +162,7 @@ def test_subset_random_sampler_permutes_only_the_given_indices():
     assert len(sampler) == len(indices)
 
 
-@pytest.mark.claim("data.subset-random-sampler")
+@pytest.mark.claim("data.subset-random-sampler", decides="wrong")
 def test_subset_random_sampler_over_a_loader_never_reaches_the_other_samples():
     dataset = TensorDataset(torch.arange(20))
     train = [i for i in range(20) if i % 4]
@@ -245,3 +245,22 @@ def test_batch_sampler_keeps_the_order_of_a_random_sampler():
     batches = list(BatchSampler(RandomSampler(range(10), generator=_gen(3)), batch_size=4, drop_last=False))
     assert [i for b in batches for i in b] == order
     assert [len(b) for b in batches] == [4, 4, 2]
+
+
+@pytest.mark.claim("data.batch-sampler", decides="holds")
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda: SequentialSampler(range(10)), id="SequentialSampler"),
+        pytest.param(lambda: RandomSampler(range(10), generator=_gen(5)), id="RandomSampler"),
+        pytest.param(lambda: SubsetRandomSampler([1, 3, 4, 8, 9], generator=_gen(5)), id="SubsetRandomSampler"),
+        pytest.param(lambda: WeightedRandomSampler([1.0, 2.0, 3.0, 4.0], 9, generator=_gen(5)),
+                     id="WeightedRandomSampler"),
+    ],
+)
+def test_batch_sampler_wraps_each_of_the_samplers_above_into_batches_of_indices(make):
+    order = list(make())  # the same seed replays the same draws
+    batches = list(BatchSampler(make(), batch_size=4, drop_last=False))
+    assert all(type(b) is list for b in batches), batches
+    assert [i for b in batches for i in b] == order, f"batches {batches} vs the sampler's order {order}"
+    assert [len(b) for b in batches[:-1]] == [4] * (len(batches) - 1) and 0 < len(batches[-1]) <= 4

@@ -5,7 +5,7 @@ launch) and › torch.distributed.launch (usage, --help options); 004_79576bb56b
 › 多GPU并行训练 (the torch 1.6 launch.py source: defaults, env variables, --use_env,
 --local_rank, -m, --no_python, OMP_NUM_THREADS, CalledProcessError).
 
-Two launches serve every claim here (each runs once per session, shared across xdist
+Three launches serve every claim here (each runs once per session, shared across xdist
 workers), with torch-free workers (fixtures/dist_workers/record.py) that write down
 their argv and environment:
 
@@ -17,6 +17,8 @@ their argv and environment:
     use_env  python -m torch.distributed.launch --use_env --no_python <executable> --init-group --exit-code 3
              (one worker, the launcher's defaults, no master options where the launcher then
              picks a free port itself; it forms a gloo group, then fails)
+    hostname python -m torch.distributed.launch --master_addr localhost --master_port <free> --use_env
+             --no_python <executable> (one worker: node 0's address given as a host name)
 
 The parser checks (--help, defaults, the ValueErrors) run in this process.
 """
@@ -93,8 +95,16 @@ def _nodes_commands(port, env, wrapper):
     return [("launch-node0", node0, env), ("torchrun-node1", node1, {**env, "OMP_NUM_THREADS": "3"})]
 
 
+def _hostname_commands(port, env, wrapper):
+    # the note's "IP/host name" of node 0, given as a host name this time
+    cmd = procs.launch_module_cmd("--master_addr", "localhost", "--master_port", port,
+                                  "--use_env", "--no_python", wrapper)
+    return [("launch-hostname", cmd, env)]
+
+
 procs.register("launch-use-env", _producer(_use_env_commands), fixture="use_env")
 procs.register("launch-nodes", _producer(_nodes_commands), fixture="nodes")
+procs.register("launch-hostname", _producer(_hostname_commands), fixture="hostname")
 
 
 @pytest.fixture(scope="session")
@@ -107,6 +117,13 @@ def use_env(tmp_path_factory):
 @pytest.fixture(scope="session")
 def nodes(tmp_path_factory):
     doc = procs.shared(tmp_path_factory, "launch-nodes")
+    procs.require_ok(doc)
+    return doc
+
+
+@pytest.fixture(scope="session")
+def hostname(tmp_path_factory):
+    doc = procs.shared(tmp_path_factory, "launch-hostname")
     procs.require_ok(doc)
     return doc
 
@@ -132,10 +149,6 @@ def node_of(record: dict) -> int:
 
 def on_node(doc: dict, node: int) -> list[dict]:
     return [r for r in workers(doc, 2 * NPROC) if node_of(r) == node]
-
-
-def local_rank_flag(n: int) -> str:
-    return f"--local-rank={n}" if torch_at_least(DASHED_SINCE) else f"--local_rank={n}"
 
 
 def run_launch_main(argv: list[str]):
@@ -171,7 +184,7 @@ def nproc_values(env: dict, folder) -> dict:
 # --- world size, rank, local rank --------------------------------------------------------
 
 
-@pytest.mark.claim("dist.world-size-meaning")
+@pytest.mark.claim("dist.world-size-meaning", decides="wrong")
 @pytest.mark.needs(processes=True)
 def test_world_size_counts_processes_not_machines_or_gpus(nodes, use_env):
     sizes = {r["env"]["WORLD_SIZE"] for r in workers(nodes, 2 * NPROC)}
@@ -180,7 +193,7 @@ def test_world_size_counts_processes_not_machines_or_gpus(nodes, use_env):
     assert one["env"]["WORLD_SIZE"] == "1", f"one machine, one process, {gpu_count()} GPUs: {one['env']['WORLD_SIZE']}"
 
 
-@pytest.mark.claim("dist.rank-meaning")
+@pytest.mark.claim("dist.rank-meaning", decides="wrong")
 @pytest.mark.needs(processes=True)
 def test_rank_is_the_global_process_index_and_group_rank_the_machine(nodes):
     recs = workers(nodes, 2 * NPROC)
@@ -190,7 +203,7 @@ def test_rank_is_the_global_process_index_and_group_rank_the_machine(nodes):
     assert group_ranks == {"0": "0", "1": "0", "2": "1", "3": "1"}, f"the machine index is GROUP_RANK: {group_ranks}"
 
 
-@pytest.mark.claim("dist.local-rank-meaning")
+@pytest.mark.claim("dist.local-rank-meaning", decides="holds")
 @pytest.mark.claim("dist.local-rank-generally", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_local_rank_is_the_process_index_within_its_machine(nodes):
@@ -202,12 +215,60 @@ def test_local_rank_is_the_process_index_within_its_machine(nodes):
     assert per_node == {0: ["0", "1"], 1: ["0", "1"]}, f"{per_node}, found {gpu_count()} GPUs"
 
 
-@pytest.mark.claim("dist.spawn-and-launch")
+@pytest.mark.claim("dist.local-rank-meaning", decides="left-out")
+@pytest.mark.needs(processes=True)
+def test_local_rank_is_assigned_to_processes_that_have_no_gpu_of_their_own(nodes):
+    """The case the note leaves out: more processes on a machine than GPUs (here NPROC per node on
+    a machine with fewer GPUs, none on a CPU runner): LOCAL_RANK still runs 0..NPROC-1, so some
+    local ranks name no GPU: it indexes the processes, not GPUs."""
+    if gpu_count() >= NPROC:
+        pytest.skip(f"{gpu_count()} GPUs: every local rank of {NPROC} processes names a GPU here")
+    locals_ = sorted({int(r["env"]["LOCAL_RANK"]) for r in workers(nodes, 2 * NPROC)})
+    assert locals_ == list(range(NPROC)), f"LOCAL_RANK values {locals_}, expected 0..{NPROC - 1}"
+    beyond = [n for n in locals_ if n >= gpu_count()]
+    assert beyond, f"LOCAL_RANK values {locals_} all name one of the {gpu_count()} GPUs"
+
+
+@pytest.mark.claim("dist.spawn-and-launch", decides="holds")
 @pytest.mark.claim("dist.launch-is-current", half="holding")
 @pytest.mark.needs(processes=True)
 def test_a_launched_worker_forms_a_process_group_from_the_launcher_env(use_env):
     (rec,) = workers(use_env, 1)
     assert rec["group"] == {"rank": 0, "world_size": 1, "all_reduce_sum": 1.0}, rec["group"]
+
+
+# every claim whose stated use runs `python -m torch.distributed.launch` (rule 3, scope): the
+# launch still works (each claim's holds test) but the module is deprecated in favour of torchrun
+
+
+@pytest.mark.claim("dist.spawn-and-launch", decides="left-out")
+@pytest.mark.claim("dist.launch-help-options", decides="left-out")
+@pytest.mark.claim("dist.launch-master-defaults", decides="left-out")
+@pytest.mark.claim("dist.launch-master-node0", decides="left-out")
+@pytest.mark.claim("dist.launch-use-env", decides="left-out")
+@pytest.mark.claim("dist.launch-local-rank-arg", decides="left-out")
+@pytest.mark.claim("dist.launch-module", decides="left-out")
+@pytest.mark.claim("dist.launch-no-python-needs-use-env", decides="left-out")
+@pytest.mark.claim("dist.launch-no-python-runs-the-program", decides="left-out")
+@pytest.mark.claim("dist.launch-nnodes-node-rank", decides="left-out")
+@pytest.mark.claim("dist.launch-defaults", decides="left-out")
+@pytest.mark.claim("dist.launch-script-args", decides="left-out")
+@pytest.mark.claim("dist.launch-env-vars", decides="left-out")
+@pytest.mark.claim("dist.launch-omp-threads", decides="left-out")
+@pytest.mark.needs(processes=True, min_torch=ELASTIC_LAUNCHER_SINCE)
+def test_every_launch_through_the_module_warns_that_it_is_deprecated_for_torchrun(nodes, use_env):
+    """Both launches the claims run through `python -m torch.distributed.launch` (node 0 of the
+    two-node launch: -m, no --use_env; the one-worker launch: --use_env --no_python) print the
+    module's FutureWarning, which names torchrun; the same options given to torchrun do not."""
+    for doc, name in ((nodes, "launch-node0"), (use_env, "launch-use-env")):
+        err = stderr_of(doc, name)
+        assert "FutureWarning" in err and "torch.distributed.launch is deprecated" in err and "Use torchrun" in err, (
+            f"{name}: no deprecation warning in stderr:\n{err[-2000:]}")
+    assert "torch.distributed.launch is deprecated" not in stderr_of(nodes, "torchrun-node1")
+    # in-process: the FutureWarning category, raised by the module's entry point itself
+    _, _, caught = run_launch_main(["--help"])
+    assert any(issubclass(w.category, FutureWarning) and "Use torchrun" in str(w.message) for w in caught), (
+        [f"{w.category.__name__}: {w.message}" for w in caught])
 
 
 # --- the launcher itself ----------------------------------------------------------------------
@@ -278,7 +339,17 @@ def test_which_option_spellings_the_launcher_accepts(spelling):
         assert (args.node_rank, str(args.nproc_per_node), args.master_port, args.use_env) == (0, "2", 1234, True)
 
 
-@pytest.mark.claim("dist.launch-nproc-gpus")
+@pytest.mark.claim("dist.launch-nnodes-node-rank", decides="holds")
+@pytest.mark.needs(processes=True)
+def test_nnodes_counts_the_nodes_and_node_rank_names_this_one(nodes):
+    """--nnodes 2: the launch forms one group of two nodes; --node_rank N: every worker the
+    launcher of node N starts is on node N (GROUP_RANK), whichever launcher started it."""
+    recs = workers(nodes, 2 * NPROC)
+    got = {(node_of(r), r["env"].get("GROUP_RANK"), r["env"].get("GROUP_WORLD_SIZE")) for r in recs}
+    assert got == {(0, "0", "2"), (1, "1", "2")}, f"(--node_rank given, GROUP_RANK, GROUP_WORLD_SIZE): {sorted(got)}"
+
+
+@pytest.mark.claim("dist.launch-nproc-gpus", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_nproc_per_node_is_the_number_of_processes_whatever_the_gpus(nodes):
     for node in (0, 1):
@@ -287,7 +358,19 @@ def test_nproc_per_node_is_the_number_of_processes_whatever_the_gpus(nodes):
         assert {r["env"]["LOCAL_WORLD_SIZE"] for r in recs} == {str(NPROC)}
 
 
-@pytest.mark.claim("dist.launch-nproc-gpus")
+@pytest.mark.claim("dist.launch-nproc-gpus", decides="left-out")
+@pytest.mark.needs(processes=True)
+def test_nproc_per_node_starts_processes_beyond_the_gpus_there_are(nodes):
+    """The case the note leaves out: a value other than the node's GPU count (here NPROC on a
+    machine with fewer GPUs, none on a CPU runner) starts that many processes all the same."""
+    if gpu_count() >= NPROC:
+        pytest.skip(f"{gpu_count()} GPUs: {NPROC} processes per node is at most one per GPU here")
+    for node in (0, 1):
+        started = len({r["pid"] for r in on_node(nodes, node)})
+        assert started == NPROC > gpu_count(), f"node {node}: {started} processes on {gpu_count()} GPUs"
+
+
+@pytest.mark.claim("dist.launch-nproc-gpus", decides="left-out")
 def test_only_the_special_value_gpu_means_one_process_per_gpu(no_gpu_python):
     # a launcher process that sees no GPU, whatever this machine has
     got = no_gpu_python(NPROC_GPU_VALUE)
@@ -295,30 +378,38 @@ def test_only_the_special_value_gpu_means_one_process_per_gpu(no_gpu_python):
     assert "Cuda is not available" in str(got["gpu"]), got
 
 
-@pytest.mark.claim("dist.launch-nproc-gpus")
+@pytest.mark.claim("dist.launch-nproc-gpus", decides="left-out")
 @pytest.mark.needs(gpus=1)
 def test_the_special_value_gpu_counts_the_visible_gpus(tmp_path):
     assert nproc_values(procs.clean_env(gpus=1), tmp_path / "one") == {"number": 3, "gpu": 1}
     assert nproc_values(procs.clean_env(), tmp_path / "all") == {"number": 3, "gpu": gpu_count()}
 
 
-@pytest.mark.claim("dist.launch-master-defaults")
-def test_master_addr_and_port_defaults_of_the_parser():
+@pytest.mark.claim("dist.launch-master-defaults", decides="holds")
+@pytest.mark.needs(max_torch=FREE_MASTER_PORT_SINCE)
+def test_before_2_12_the_parser_defaults_to_127_0_0_1_and_29500():
     import torch.distributed.launch as launch
 
     args = launch.parse_args(["script.py"])
-    assert args.master_addr == "127.0.0.1"
-    if torch_at_least(FREE_MASTER_PORT_SINCE):
-        assert args.master_port is None, f"--master_port default {args.master_port!r}, expected None (unset)"
-        from torch.distributed.run import get_args_parser
-
-        help_text = next(a.help for a in get_args_parser()._actions if "--master_port" in a.option_strings)
-        assert "29500" in help_text, help_text  # still the documented default for static rendezvous
-    else:
-        assert args.master_port == 29500, f"--master_port default {args.master_port!r}, expected 29500"
+    assert (args.master_addr, args.master_port) == ("127.0.0.1", 29500), (
+        f"--master_addr / --master_port defaults {args.master_addr!r} / {args.master_port!r}, "
+        "expected 127.0.0.1 / 29500")
 
 
-@pytest.mark.claim("dist.launch-master-defaults")
+@pytest.mark.claim("dist.launch-master-defaults", decides="wrong")
+@pytest.mark.needs(min_torch=FREE_MASTER_PORT_SINCE)
+def test_since_2_12_master_port_has_no_default_in_the_parser():
+    import torch.distributed.launch as launch
+    from torch.distributed.run import get_args_parser
+
+    args = launch.parse_args(["script.py"])
+    assert args.master_addr == "127.0.0.1", f"--master_addr default {args.master_addr!r}"
+    assert args.master_port is None, f"--master_port default {args.master_port!r}, expected None (unset)"
+    help_text = next(a.help for a in get_args_parser()._actions if "--master_port" in a.option_strings)
+    assert "29500" in help_text, help_text  # still the documented default for static rendezvous
+
+
+@pytest.mark.claim("dist.launch-master-defaults", decides="by-version")
 @pytest.mark.claim("dist.launch-master-node0", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_what_workers_get_with_and_without_master_options(use_env, nodes):
@@ -338,7 +429,19 @@ def test_what_workers_get_with_and_without_master_options(use_env, nodes):
     assert seen == {("127.0.0.1", str(nodes["port"]))}, f"workers got {seen}, expected 127.0.0.1:{nodes['port']}"
 
 
-@pytest.mark.claim("dist.launch-use-env")
+@pytest.mark.claim("dist.launch-master-node0", decides="holds")
+@pytest.mark.needs(processes=True)
+def test_a_master_addr_given_as_a_host_name_reaches_the_workers(hostname):
+    """The note's other spelling of node 0's address, a host name: the worker gets it as given and
+    forms its group through it."""
+    (rec,) = workers(hostname, 1)
+    got = (rec["env"]["MASTER_ADDR"], rec["env"]["MASTER_PORT"])
+    assert got == ("localhost", str(hostname["port"])), (
+        f"MASTER_ADDR / MASTER_PORT {got}, expected localhost:{hostname['port']}")
+
+
+
+@pytest.mark.claim("dist.launch-use-env", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_use_env_drops_the_argument_and_local_rank_is_in_the_env_either_way(use_env, nodes):
     (rec,) = workers(use_env, 1)
@@ -350,15 +453,23 @@ def test_use_env_drops_the_argument_and_local_rank_is_in_the_env_either_way(use_
         assert r["argv"][1:] == [*SCRIPT_ARGS, "--from", "node1"], r["argv"]
 
 
-@pytest.mark.claim("dist.launch-local-rank-arg")
-@pytest.mark.needs(processes=True)
-def test_without_use_env_the_launcher_appends_the_local_rank_flag(nodes):
+@pytest.mark.claim("dist.launch-local-rank-arg", decides="holds")
+@pytest.mark.needs(processes=True, max_torch=DASHED_SINCE)
+def test_before_2_0_without_use_env_the_launcher_appends_the_underscore_local_rank_flag(nodes):
     for r in on_node(nodes, 0):
-        expected = local_rank_flag(int(r["env"]["LOCAL_RANK"]))
+        expected = f"--local_rank={r['env']['LOCAL_RANK']}"
         assert r["argv"][1] == expected, f"argv {r['argv']}: expected {expected} right after the script"
 
 
-@pytest.mark.claim("dist.launch-module")
+@pytest.mark.claim("dist.launch-local-rank-arg", decides="wrong")
+@pytest.mark.needs(processes=True, min_torch=DASHED_SINCE)
+def test_since_2_0_without_use_env_the_launcher_appends_the_dashed_local_rank_flag(nodes):
+    for r in on_node(nodes, 0):
+        expected = f"--local-rank={r['env']['LOCAL_RANK']}"
+        assert r["argv"][1] == expected, f"argv {r['argv']}: expected {expected} (dash) right after the script"
+
+
+@pytest.mark.claim("dist.launch-module", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_dash_m_runs_the_worker_as_a_module(nodes):
     for r in on_node(nodes, 0):
@@ -366,7 +477,17 @@ def test_dash_m_runs_the_worker_as_a_module(nodes):
         assert r["orig_argv"][1:4] == ["-u", "-m", "fixtures.dist_workers.record"], r["orig_argv"]
 
 
-@pytest.mark.claim("dist.launch-no-python-needs-use-env")
+@pytest.mark.claim("dist.launch-module", decides="holds")
+@pytest.mark.parametrize("spelling", ["-m", "--module"])
+def test_both_spellings_of_the_module_option_set_module(spelling):
+    """The note's source adds the option as -m and --module: each sets `module` (default False)."""
+    import torch.distributed.launch as launch
+
+    assert launch.parse_args([spelling, "pkg.train"]).module is True, f"{spelling} did not set module"
+    assert launch.parse_args(["pkg.train"]).module is False
+
+
+@pytest.mark.claim("dist.launch-no-python-needs-use-env", decides="holds")
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -381,7 +502,8 @@ def test_no_python_misuse_raises_value_error(argv, message, tmp_path):
         run_launch_main(["--log_dir", str(tmp_path), *argv])
 
 
-@pytest.mark.claim("dist.launch-no-python-needs-use-env")
+@pytest.mark.claim("dist.launch-no-python-needs-use-env", decides="holds")
+@pytest.mark.claim("dist.launch-no-python-runs-the-program", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_no_python_executes_the_program_itself(use_env, nodes):
     for r in [*workers(use_env, 1), *on_node(nodes, 1)]:
@@ -389,7 +511,7 @@ def test_no_python_executes_the_program_itself(use_env, nodes):
         assert r["orig_argv"][1] == r["argv"][0] and "-u" not in r["orig_argv"], r["orig_argv"]
 
 
-@pytest.mark.claim("dist.launch-defaults")
+@pytest.mark.claim("dist.launch-defaults", decides="holds")
 def test_parser_defaults():
     import torch.distributed.launch as launch
     from torch.distributed.run import parse_min_max_nnodes
@@ -401,7 +523,7 @@ def test_parser_defaults():
                    "no_python": False}
 
 
-@pytest.mark.claim("dist.launch-defaults")
+@pytest.mark.claim("dist.launch-defaults", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_a_launch_with_default_sizes_starts_one_worker_of_rank_zero(use_env):
     (rec,) = workers(use_env, 1)
@@ -409,7 +531,7 @@ def test_a_launch_with_default_sizes_starts_one_worker_of_rank_zero(use_env):
     assert got == {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "GROUP_RANK": "0"}
 
 
-@pytest.mark.claim("dist.launch-script-args")
+@pytest.mark.claim("dist.launch-script-args", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_script_arguments_pass_through_unchanged(use_env, nodes):
     for r in workers(nodes, 2 * NPROC):
@@ -419,7 +541,7 @@ def test_script_arguments_pass_through_unchanged(use_env, nodes):
     assert rec["argv"][1:] == ["--init-group", "--exit-code", "3"], rec["argv"]
 
 
-@pytest.mark.claim("dist.launch-env-vars")
+@pytest.mark.claim("dist.launch-env-vars", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_every_worker_gets_master_world_size_rank_and_local_rank(nodes):
     recs = workers(nodes, 2 * NPROC)
@@ -436,7 +558,7 @@ def test_every_worker_gets_master_world_size_rank_and_local_rank(nodes):
     assert len({(r["env"]["MASTER_ADDR"], r["env"]["MASTER_PORT"]) for r in recs}) == 1
 
 
-@pytest.mark.claim("dist.launch-omp-threads")
+@pytest.mark.claim("dist.launch-omp-threads", decides="holds")
 @pytest.mark.needs(processes=True)
 def test_omp_num_threads_is_set_to_one_only_for_several_processes_when_unset(use_env, nodes):
     # node 0: two processes, OMP_NUM_THREADS unset -> 1, with a notice
@@ -450,7 +572,7 @@ def test_omp_num_threads_is_set_to_one_only_for_several_processes_when_unset(use
     assert "OMP_NUM_THREADS" not in one["env"] and OMP_NOTICE not in stderr_of(use_env)
 
 
-@pytest.mark.claim("dist.launch-failure")
+@pytest.mark.claim("dist.launch-failure", decides="by-version")
 @pytest.mark.needs(processes=True)
 def test_a_failing_worker_makes_the_launcher_raise_child_failed_error(use_env):
     (result,) = procs.results_of(use_env)

@@ -35,7 +35,7 @@ def test_the_world_group_is_the_only_group_until_new_group_is_called(world):
         assert groups[0]["groups_after_new_group"] == 2
 
 
-@pytest.mark.claim("dist.init-gloo-env", "dist.spawn-and-launch")
+@pytest.mark.claim("dist.init-gloo-env", "dist.spawn-and-launch", decides="holds")
 def test_init_process_group_with_master_env_and_explicit_rank(world):
     init = world_section(world, dist_workers.INIT)
     for rank, s in enumerate(init):

@@ -151,7 +151,7 @@ def test_broadcast_buffers_copies_rank0s_running_stats_before_each_forward(world
             bn[0]["warnings"])
 
 
-@pytest.mark.claim("dist.bn-inplace-error")
+@pytest.mark.claim("dist.bn-inplace-error", decides="wrong")
 @pytest.mark.needs(processes=True)
 def test_plain_batchnorm_trains_under_ddp_and_the_inplace_error_needs_two_forwards(world):
     """Decided on two GPUs (NCCL, the note's setting); the gloo case is supporting evidence.
@@ -183,7 +183,7 @@ def test_syncbn_is_no_way_out_on_cpu(gloo_world):
         assert (s["cpu_train_forward_in_group"] or "").startswith("SyncBatchNorm expected input tensor to be on GPU")
 
 
-@pytest.mark.claim("dist.bn-inplace-error")
+@pytest.mark.claim("dist.bn-inplace-error", decides="wrong")
 @pytest.mark.needs(gpus=1, processes=True)
 def test_plain_batchnorm_trains_under_ddp_on_one_gpu_and_the_inplace_error_needs_two_forwards(gloo_cuda_world):
     """DDP over gloo with CUDA modules, both ranks on one GPU: the CUDA batch-norm kernels and
@@ -251,13 +251,13 @@ def test_convert_sync_batchnorm_swaps_only_the_batchnorm_layers(gloo_world):
         assert s["converted"] == ["Linear", "SyncBatchNorm", "ReLU", "Linear"]
 
 
-@pytest.mark.claim("dist.syncbn-negative-eps")
+@pytest.mark.claim("dist.syncbn-negative-eps", decides="wrong")
 def test_the_notes_line_does_not_even_compile():
     with pytest.raises(SyntaxError, match="positional argument follows keyword argument"):
         compile("sync_bn = torch.nn.SyncBatchNorm(num_feature, eps=-1e-05, xxxxx)", "note 002", "exec")
 
 
-@pytest.mark.claim("dist.syncbn-negative-eps")
+@pytest.mark.claim("dist.syncbn-negative-eps", decides="wrong")
 def test_negative_eps_is_accepted_by_the_constructor_but_not_valid():
     layer = torch.nn.SyncBatchNorm(3, eps=-1e-05)  # accepted without a word, in every version
     assert layer.eps == -1e-05
@@ -304,7 +304,7 @@ def test_syncbn_on_one_gpu_normalizes_with_both_ranks_data_and_backpropagates_gl
     assert_global_batch_statistics(world_section(gloo_cuda_world, dist_workers.SYNCBN))
 
 
-@pytest.mark.claim("dist.syncbn-with-dp")
+@pytest.mark.claim("dist.syncbn-with-dp", decides="wrong")
 def test_without_a_process_group_syncbn_is_plain_batchnorm():
     torch.manual_seed(0)
     x = torch.randn(16, 3) * 3 + 1
@@ -317,7 +317,7 @@ def test_without_a_process_group_syncbn_is_plain_batchnorm():
             sync(x)
 
 
-@pytest.mark.claim("dist.syncbn-with-dp")
+@pytest.mark.claim("dist.syncbn-with-dp", decides="wrong")
 @pytest.mark.needs(gpus=2)
 def test_syncbn_inside_dataparallel_normalizes_each_replica_separately():
     torch.manual_seed(0)

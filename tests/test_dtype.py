@@ -163,6 +163,23 @@ def test_a_0_dim_cpu_tensor_combines_with_a_cuda_tensor_as_a_scalar():
     assert torch.equal(out.cpu(), torch.full((3,), 3.0))
 
 
+@pytest.mark.claim("dtype.cuda-cpu-methods")
+@pytest.mark.needs(gpus=1)
+def test_cuda_gives_a_gpu_copy_and_cpu_brings_it_back(cuda_device):
+    t = torch.arange(6.0).reshape(2, 3)
+    g = t.cuda()
+    assert g.device == cuda_device, f"cuda() put the tensor on {g.device}, expected the current GPU {cuda_device}"
+    g.add_(1)  # a copy: the CPU tensor is untouched
+    assert t[0, 0].item() == 0.0
+    back = g.cpu()
+    assert back.device.type == "cpu" and back.dtype == t.dtype and torch.equal(back, t + 1)
+    assert g.cuda() is g and t.cpu() is t, "already there: the same tensor comes back"
+    # both are differentiable copies: a gradient flows back through them
+    w = torch.ones(3, requires_grad=True)
+    (w.cuda().cpu() * 2).sum().backward()
+    assert torch.equal(w.grad, torch.full((3,), 2.0))
+
+
 # -- numpy -----------------------------------------------------------------------------
 
 
@@ -287,11 +304,12 @@ def test_arange_with_device_is_one_op_on_that_device_with_no_copy():
 
 
 @pytest.mark.claim("dtype.tensor-positional-args", decides="holds")
-def test_tensor_takes_requires_grad_and_device_only_by_keyword():
+def test_tensor_takes_requires_grad_and_device_only_by_keyword(device):
     with pytest.raises(TypeError, match="takes 1 positional argument but 3 were given"):
-        torch.tensor([1.0, 2.0], True, "cpu")
-    t = torch.tensor([1.0, 2.0], requires_grad=True, device="cpu")
-    assert t.requires_grad and t.device.type == "cpu"
+        torch.tensor([1.0, 2.0], True, device)
+    t = torch.tensor([1.0, 2.0], requires_grad=True, device=device)  # the note's CPU or GPU
+    assert t.requires_grad and t.device.type == device
+    assert t.tolist() == [1.0, 2.0] and t.dtype == torch.float32
 
 
 @pytest.mark.claim("dtype.tensor-requires-grad", decides="wrong")

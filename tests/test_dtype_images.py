@@ -108,12 +108,16 @@ def test_with_one_channel_to_pil_image_gives_mode_l_where_the_recipe_raises():
 @pytest.mark.claim("dtype.pil-to-tensor-manual", half="holding")
 @pytest.mark.needs(libs=["torchvision"])
 @pytest.mark.filterwarnings("ignore:The given NumPy array is not writable:UserWarning")
-def test_asarray_recipe_equals_to_tensor_bit_for_bit(rgb_png, rgb_array):
-    by_hand = _run(PIL_TO_TENSOR, path=rgb_png)["tensor"]
-    helper = TF.to_tensor(PIL.Image.open(rgb_png))
-    assert by_hand.shape == (3, IMAGE_H, IMAGE_W) and by_hand.dtype == torch.float32
+@pytest.mark.parametrize("mode, channels", [("RGB", 3), ("RGBA", 4)], ids=["RGB", "RGBA"])
+def test_asarray_recipe_equals_to_tensor_bit_for_bit(tmp_path, rgb_image, mode, channels):
+    path = tmp_path / f"{mode}.png"
+    rgb_image.convert(mode).save(path)
+    array = np.asarray(PIL.Image.open(path))
+    by_hand = _run(PIL_TO_TENSOR, path=path)["tensor"]
+    helper = TF.to_tensor(PIL.Image.open(path))
+    assert by_hand.shape == (channels, IMAGE_H, IMAGE_W) and by_hand.dtype == torch.float32
     assert torch.equal(by_hand, helper), "the recipe and to_tensor disagree"
-    assert torch.equal(by_hand, torch.from_numpy(rgb_array).permute(2, 0, 1).float() / 255)
+    assert torch.equal(by_hand, torch.from_numpy(array.copy()).permute(2, 0, 1).float() / 255)
     assert by_hand.min().item() == 0.0 and by_hand.max().item() == 1.0
 
 
@@ -134,12 +138,16 @@ def test_asarray_recipe_fails_on_images_without_a_channel_axis(tmp_path, rgb_ima
 
 @pytest.mark.claim("dtype.to-tensor-func", half="holding")
 @pytest.mark.needs(libs=["torchvision"])
-def test_to_tensor_gives_c_h_w_float_scaled_into_0_1(rgb_png, rgb_array):
-    t = TF.to_tensor(PIL.Image.open(rgb_png))
-    assert t.shape == (3, IMAGE_H, IMAGE_W) and t.dtype == torch.float32
-    assert t.min().item() == 0.0 and t.max().item() == 1.0
-    y, x = 7, 61
-    assert t[:, y, x].tolist() == (torch.from_numpy(rgb_array[y, x].copy()).float() / 255).tolist()
+@pytest.mark.parametrize("mode, channels", [("RGB", 3), ("RGBA", 4), ("L", 1), ("P", 1)],
+                         ids=["RGB", "RGBA", "grayscale", "palette"])
+def test_to_tensor_gives_c_h_w_float_scaled_into_0_1(tmp_path, rgb_image, mode, channels):
+    path = tmp_path / f"{mode}.png"
+    rgb_image.convert(mode).save(path)  # 8-bit images of each kind
+    array = np.asarray(PIL.Image.open(path)).reshape(IMAGE_H, IMAGE_W, channels)
+    t = TF.to_tensor(PIL.Image.open(path))
+    assert t.shape == (channels, IMAGE_H, IMAGE_W) and t.dtype == torch.float32, (tuple(t.shape), t.dtype)
+    assert 0.0 <= t.min().item() and t.max().item() <= 1.0
+    assert torch.equal(t, torch.from_numpy(array.copy()).permute(2, 0, 1).float() / 255), "not the 8-bit values / 255"
 
 
 @pytest.mark.claim("dtype.to-tensor-func", half="failing")

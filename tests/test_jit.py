@@ -148,7 +148,7 @@ class Gate(torch.nn.Module):
 '''
 
 
-@pytest.mark.claim("jit.script-standalone")
+@pytest.mark.claim("jit.script-standalone", decides="holds")
 def test_scripted_module_runs_after_its_python_source_is_gone(tmp_path, monkeypatch):
     name = "user_gate_model"
     source = tmp_path / f"{name}.py"
@@ -174,7 +174,53 @@ def test_scripted_module_runs_after_its_python_source_is_gone(tmp_path, monkeypa
         assert any(n.endswith(f"code/__torch__/{name}.py") for n in archive.namelist()), archive.namelist()
 
 
-@pytest.mark.claim("jit.script-save-load", "serial.state-dict-roundtrip")
+# --- deprecation scope: every claim of this file makes the deprecated calls --------------------
+
+PYTHON_DEFAULT_FILTERS = [("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, ""),
+                          ("ignore", PendingDeprecationWarning, ""), ("ignore", ImportWarning, ""),
+                          ("ignore", ResourceWarning, "")]  # Python's own filters, outside -X dev and -W
+
+
+def torchscript_warnings_of_the_nested_example(tmp_path, monkeypatch, filters):
+    """Run the note's nested example as __main__ under `filters` (None: show every warning); the
+    torch.jit warnings that were shown, and whether a DeprecationWarning of __main__ itself was."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.resetwarnings()
+        for action, category, module in filters or [("always", Warning, "")]:
+            warnings.filterwarnings(action, category=category, module=module, append=True)
+        run_snippet(NESTED_SNIPPET + 'import warnings\nwarnings.warn("from __main__", DeprecationWarning)\n',
+                    "__main__", tmp_path, monkeypatch)
+    control = any(str(w.message) == "from __main__" for w in caught)
+    return [w for w in caught if str(w.message).startswith("`torch.jit.")], control
+
+
+@pytest.mark.claim("jit.script-standalone", "jit.script-save-load", "jit.trace-control-flow",
+                   "jit.trace-script-usage", "jit.nested-example", "jit.nested-preserves-control-flow",
+                   "jit.script-not-superset-of-trace", "jit.script-trace-not-deprecated",
+                   "jit.cpp-import-needs-torchscript", decides="left-out")
+@pytest.mark.needs(min_torch=JIT_DEPRECATION_WARNING_SINCE)
+def test_the_notes_script_trace_and_load_calls_warn_and_the_warning_names_torch_not_the_caller(
+        tmp_path, monkeypatch, capsys):
+    future = torch_at_least(JIT_DEPRECATION_FUTUREWARNING_SINCE)
+    expected = FutureWarning if future else DeprecationWarning
+    every, _ = torchscript_warnings_of_the_nested_example(tmp_path, monkeypatch, None)
+    for api in ("script", "trace", "load"):
+        hits = [w for w in every if str(w.message).startswith(f"`torch.jit.{api}`")]
+        assert hits, f"torch.jit.{api} gave no warning; got {[str(w.message) for w in every]}"
+        assert {w.category for w in hits} == {expected}, (api, {w.category for w in hits})
+        # no stacklevel: the warning is attributed to torch's own file, not to the note's code
+        assert all("/torch/jit/" in w.filename.replace("\\", "/") for w in hits), (api, {w.filename for w in hits})
+        assert any(m in str(hits[0].message) for m in ("is deprecated", "is not supported in Python 3.14+")), hits[0]
+    shown, control = torchscript_warnings_of_the_nested_example(tmp_path, monkeypatch, PYTHON_DEFAULT_FILTERS)
+    capsys.readouterr()
+    assert control, "Python's default filters show a DeprecationWarning raised in __main__ itself"
+    if future:
+        assert {str(w.message).split("`")[1] for w in shown} >= {"torch.jit.script", "torch.jit.trace",
+                                                                  "torch.jit.load"}, [str(w.message) for w in shown]
+    else:
+        assert shown == [], f"shown under Python's default filters: {[str(w.message) for w in shown]}"
+
+@pytest.mark.claim("jit.script-save-load", "serial.state-dict-roundtrip", decides="holds")
 def test_note_load_and_save_snippet_round_trips(tmp_path, monkeypatch):
     ns = run_snippet(LOAD_AND_SAVE_SNIPPET, "note_load_and_save", tmp_path, monkeypatch)
     assert (tmp_path / "xxx.pth").is_file() and (tmp_path / "yy.pt").is_file()
@@ -190,7 +236,7 @@ def test_note_load_and_save_snippet_round_trips(tmp_path, monkeypatch):
 # --- trace vs script ----------------------------------------------------------------
 
 
-@pytest.mark.claim("jit.trace-control-flow")
+@pytest.mark.claim("jit.trace-control-flow", decides="holds")
 def test_trace_freezes_the_branch_the_example_took_and_script_keeps_the_if():
     with pytest.warns(torch.jit.TracerWarning, match="might cause the trace to be incorrect"):
         traced = torch.jit.trace(Gate(), torch.ones(3))
@@ -202,7 +248,7 @@ def test_trace_freezes_the_branch_the_example_took_and_script_keeps_the_if():
     assert has_statement(scripted.code, "if") and not has_statement(traced.code, "if")
 
 
-@pytest.mark.claim("jit.trace-control-flow")
+@pytest.mark.claim("jit.trace-control-flow", decides="holds")
 def test_trace_unrolls_a_loop_to_the_example_length_and_script_keeps_it():
     traced = torch.jit.trace(RowSum(), torch.ones(3, 2))
     scripted = torch.jit.script(RowSum())
@@ -213,7 +259,7 @@ def test_trace_unrolls_a_loop_to_the_example_length_and_script_keeps_it():
     assert has_statement(scripted.code, "for") and not has_statement(traced.code, "for")
 
 
-@pytest.mark.claim("jit.trace-script-usage")
+@pytest.mark.claim("jit.trace-script-usage", decides="holds")
 def test_traced_and_scripted_modules_are_called_like_the_original():
     my_model = Cell()
     x, h = torch.rand(3, 4), torch.rand(3, 4)
@@ -231,7 +277,7 @@ def test_traced_and_scripted_modules_are_called_like_the_original():
 # --- the nested example -------------------------------------------------------------
 
 
-@pytest.mark.claim("jit.nested-example")
+@pytest.mark.claim("jit.nested-example", decides="holds")
 def test_nested_example_runs_prints_code_and_reloads(tmp_path, monkeypatch, capsys):
     ns = run_snippet(NESTED_SNIPPET, "note_nested_example", tmp_path, monkeypatch)
     printed = capsys.readouterr().out
@@ -254,7 +300,7 @@ def manual_wrap_rnn(xs, linear):
     return torch.relu(h), branches
 
 
-@pytest.mark.claim("jit.nested-preserves-control-flow")
+@pytest.mark.claim("jit.nested-preserves-control-flow", decides="holds")
 def test_traced_wraprnn_keeps_the_loop_and_the_gate_branch(tmp_path, monkeypatch, capsys):
     ns = run_snippet(NESTED_SNIPPET, "note_nested_example", tmp_path, monkeypatch)
     printed = capsys.readouterr().out
@@ -325,6 +371,7 @@ def test_before_2_10_script_and_trace_run_without_a_deprecation_warning():
 
     assert [str(w.message) for w in jit_warnings(both)] == []
 
+
 # --- jit.script-not-superset-of-trace (added claim) ----------------------------------------
 
 
@@ -335,10 +382,27 @@ class Sum(nn.Module):
         return sum(xs)
 
 
-@pytest.mark.claim("jit.script-not-superset-of-trace")
+@pytest.mark.claim("jit.script-not-superset-of-trace", decides="holds")
 def test_a_module_that_traces_need_not_script():
     x, y = torch.rand(2, 3), torch.rand(2, 3)
     traced = torch.jit.trace(Sum(), (x, y))
     assert_close(traced(x, y), x + y)
     with pytest.raises(torch.jit.frontend.NotSupportedError, match="variable number of arguments"):
         torch.jit.script(Sum())
+
+
+# --- jit.cpp-import-needs-torchscript (added claim) ----------------------------------------
+
+
+@pytest.mark.claim("jit.cpp-import-needs-torchscript", decides="holds")
+def test_libtorchs_loader_reads_a_torchscript_archive_and_refuses_a_torch_save_file(tmp_path):
+    model = Cell()
+    x, h = torch.rand(3, 4), torch.rand(3, 4)
+    torch.jit.script(model).save(str(tmp_path / "scripted.pt"))
+    torch.save(model, tmp_path / "pickled_module.pt")
+    torch.save(model.state_dict(), tmp_path / "state_dict.pt")
+    # torch.jit.load hands the file to libtorch's torch::jit::load, the loader a C++ program calls
+    assert_close(torch.jit.load(str(tmp_path / "scripted.pt"))(x, h), model(x, h))
+    for name in ("pickled_module.pt", "state_dict.pt"):
+        with pytest.raises(RuntimeError, match=r"constants\.pkl"):
+            torch.jit.load(str(tmp_path / name))

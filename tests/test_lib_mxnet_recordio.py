@@ -199,6 +199,27 @@ def test_idx_is_tab_separated_key_and_byte_offset_per_written_record(mx, tmp_pat
     assert parsed == list(zip(keys, offsets)), f".idx lines {parsed}, record offsets {offsets}"
 
 
+@pytest.mark.claim("lib.mx-read-returns-bytes")
+def test_mxrecordio_read_returns_the_next_record_as_bytes_per_call(mx, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # the note's data.idx / data.rec: three records of its sizes, written with their index
+    payloads = [bytes([key]) * size for key, size in enumerate(NOTE_SIZES, start=1)]
+    writer = mx.recordio.MXIndexedRecordIO("data.idx", "data.rec", "w")
+    for key, payload in enumerate(payloads, start=1):
+        writer.write_idx(key, payload)
+    writer.close()
+    record = mx.recordio.MXRecordIO("data.rec", 'r')  # the note's lines
+    got = []
+    for _ in range(3):
+        x = record.read()
+        assert type(x) is bytes, f"read() returned {type(x).__name__}, the note says bytes"
+        got.append(x)
+    assert record.read() is None, "read() past the last record returns None"
+    record.close()
+    assert [len(x) for x in got] == [5760, 6742, 6773], [len(x) for x in got]
+    assert got == payloads, "records come back in the order written, padding stripped"
+
+
 @pytest.mark.claim("lib.mx-indexed-read")
 def test_indexed_record_io_opened_on_idx_and_rec_reads_any_record_directly(mx, tmp_path):
     idx, rec_path = str(tmp_path / "tmp.idx"), str(tmp_path / "tmp.rec")
@@ -215,6 +236,27 @@ def test_indexed_record_io_opened_on_idx_and_rec_reads_any_record_directly(mx, t
     assert record.read() == b"record_3", "read() continues sequentially after the last read_idx"
     assert record.keys == [0, 1, 2, 3, 4]
     record.close()
+
+
+@pytest.mark.claim("lib.mx-write-idx-str", decides="wrong")
+def test_note_write_idx_of_str_raises_and_read_idx_of_bytes_records_shows_bytes(mx, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    record = mx.recordio.MXIndexedRecordIO('tmp.idx', 'tmp.rec', 'w')
+    snippet = "for i in range(5):\n    record.write_idx(i, 'record_%d'%i)\n"  # the note's lines
+    with pytest.raises(TypeError, match="bytes or integer address expected instead of str instance"):
+        exec(compile(snippet, "<note>", "exec"), {"record": record})
+    record.close()
+    assert (tmp_path / "tmp.rec").read_bytes() == b"" and (tmp_path / "tmp.idx").read_text() == "", (
+        "the str write stored something")
+    # written as bytes, the records read back as bytes
+    record = mx.recordio.MXIndexedRecordIO('tmp.idx', 'tmp.rec', 'w')
+    for i in range(5):
+        record.write_idx(i, b'record_%d' % i)
+    record.close()
+    record = mx.recordio.MXIndexedRecordIO('tmp.idx', 'tmp.rec', 'r')
+    shown = repr(record.read_idx(3))  # what the interpreter shows for the note's record.read_idx(3)
+    record.close()
+    assert shown == "b'record_3'", f"read_idx(3) shows {shown}, the note shows record_3"
 
 
 @pytest.mark.claim("lib.mx-pack-signatures")

@@ -28,6 +28,29 @@ def test_conv2d_layer_equals_f_conv2d_given_its_weight_bias_and_settings(device)
     assert F.conv2d(x, conv.weight, conv.bias).shape != conv(x).shape
 
 
+
+# other nn.Xxx / nn.functional.xxx pairs: the layer object holds its weights and settings,
+# the function is handed them on every call
+FUNCTIONAL_PAIRS = {
+    "linear": (lambda: nn.Linear(4, 3), lambda m, x: F.linear(x, m.weight, m.bias), (5, 4)),
+    "conv1d": (lambda: nn.Conv1d(2, 3, 3, padding=1), lambda m, x: F.conv1d(x, m.weight, m.bias, padding=1), (2, 2, 7)),
+    "max_pool2d": (lambda: nn.MaxPool2d(2), lambda m, x: F.max_pool2d(x, 2), (1, 2, 6, 6)),
+    "batch_norm2d-eval": (lambda: nn.BatchNorm2d(2).eval(),
+                          lambda m, x: F.batch_norm(x, m.running_mean, m.running_var, m.weight, m.bias,
+                                                    training=False, eps=m.eps), (3, 2, 4, 4)),
+    "embedding": (lambda: nn.Embedding(10, 3), lambda m, x: F.embedding(x, m.weight), None),
+}
+
+
+@pytest.mark.claim("nn.functional-vs-module", decides="holds")
+@pytest.mark.parametrize("pair", sorted(FUNCTIONAL_PAIRS))
+def test_other_layer_objects_equal_their_functional_given_the_layers_weights(pair):
+    make, functional, shape = FUNCTIONAL_PAIRS[pair]
+    torch.manual_seed(0)
+    layer = make()
+    x = torch.randint(0, 10, (2, 5)) if shape is None else torch.randn(*shape)
+    assert torch.equal(layer(x), functional(layer, x)), pair
+
 @pytest.mark.claim("nn.conv-same-padding")
 @pytest.mark.parametrize("in_channels, out_channels", [(1, 1), (3, 8)], ids=["1to1", "3to8"])
 def test_kernel3_stride1_padding1_conv_keeps_height_and_width(in_channels, out_channels):
@@ -77,7 +100,7 @@ def test_linear_ignores_a_matching_size_in_any_other_dim():
         lin(torch.randn(4, 5))  # in_features sits in dim 0, not the last dim
 
 
-@pytest.mark.claim("nn.linear-weight-orientation")
+@pytest.mark.claim("nn.linear-weight-orientation", decides="wrong")
 def test_linear_multiplies_by_the_transposed_weight():
     lin = nn.Linear(3, 2)
     assert tuple(lin.weight.shape) == (2, 3), "weight is (out_features, in_features)"
@@ -88,7 +111,7 @@ def test_linear_multiplies_by_the_transposed_weight():
         x @ w  # the product with the weight matrix as stored does not even fit
 
 
-@pytest.mark.claim("nn.linear-device-kwarg")
+@pytest.mark.claim("nn.linear-device-kwarg", decides="wrong")
 @pytest.mark.needs(min_torch=FACTORY_KWARGS_SINCE)
 def test_layers_can_be_created_on_a_device_with_the_device_keyword(device):
     lin = nn.Linear(3, 2, device=device)
@@ -96,7 +119,7 @@ def test_layers_can_be_created_on_a_device_with_the_device_keyword(device):
     assert lin(torch.randn(4, 3, device=device)).device.type == device
 
 
-@pytest.mark.claim("nn.linear-device-kwarg")
+@pytest.mark.claim("nn.linear-device-kwarg", decides="wrong")
 @pytest.mark.needs(min_torch=FACTORY_KWARGS_SINCE)
 def test_device_and_dtype_keywords_place_parameters_without_a_gpu():
     # the meta device shows the keyword at work on any machine: no .to() involved
@@ -106,7 +129,7 @@ def test_device_and_dtype_keywords_place_parameters_without_a_gpu():
     assert {p.dtype for p in double.parameters()} == {torch.float64}
 
 
-@pytest.mark.claim("nn.linear-device-kwarg")
+@pytest.mark.claim("nn.linear-device-kwarg", decides="holds")
 @pytest.mark.needs(max_torch=FACTORY_KWARGS_SINCE)
 def test_before_factory_kwargs_layers_reject_the_device_keyword():
     with pytest.raises(TypeError, match="device"):

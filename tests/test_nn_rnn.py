@@ -94,7 +94,7 @@ def test_lstm_takes_x_and_h0_c0_and_returns_y_and_hn_cn():
     assert not torch.allclose(y_zero, y)
 
 
-@pytest.mark.claim("nn.rnn-defaults")
+@pytest.mark.claim("nn.rnn-defaults", decides="holds")
 def test_rnn_default_arguments():
     rnn = nn.RNN(IN, HID)
     assert (rnn.num_layers, rnn.nonlinearity, rnn.bias, rnn.batch_first, rnn.dropout, rnn.bidirectional) == (
@@ -105,7 +105,7 @@ def test_rnn_default_arguments():
         nn.RNN(IN, HID, nonlinearity="sigmoid")
 
 
-@pytest.mark.claim("nn.rnn-defaults")
+@pytest.mark.claim("nn.rnn-defaults", decides="holds")
 def test_relu_nonlinearity_and_bias_false():
     x = torch.randn(T, N, IN)
     relu = nn.RNN(IN, HID, nonlinearity="relu")
@@ -114,7 +114,7 @@ def test_relu_nonlinearity_and_bias_false():
     assert [n for n, _ in nn.RNN(IN, HID, bias=False).named_parameters()] == ["weight_ih_l0", "weight_hh_l0"]
 
 
-@pytest.mark.claim("nn.rnn-defaults")
+@pytest.mark.claim("nn.rnn-defaults", decides="holds")
 def test_batch_first_swaps_only_the_input_and_output_layout():
     tf = nn.RNN(IN, HID)
     bf = nn.RNN(IN, HID, batch_first=True)
@@ -126,12 +126,51 @@ def test_batch_first_swaps_only_the_input_and_output_layout():
     assert_close(h_bf, h_tf)
 
 
-@pytest.mark.claim("nn.rnn-defaults")
+@pytest.mark.claim("nn.rnn-defaults", decides="holds")
 def test_default_dropout_zero_makes_training_mode_deterministic():
     rnn = nn.RNN(IN, HID, num_layers=2).train()
     x = torch.randn(T, N, IN)
     assert torch.equal(rnn(x)[0], rnn(x)[0])
 
+
+
+@pytest.mark.claim("nn.rnn-defaults", decides="holds")
+def test_each_of_num_layers_hidden_layers_has_hidden_size_neurons():
+    rnn = nn.RNN(IN, HID, num_layers=3)
+    for k in range(3):
+        assert tuple(getattr(rnn, f"weight_hh_l{k}").shape) == (HID, HID), k
+        assert tuple(getattr(rnn, f"weight_ih_l{k}").shape) == (HID, IN if k == 0 else HID), k
+    out, h_n = rnn(torch.randn(T, N, IN))
+    assert tuple(h_n.shape) == (3, N, HID) and tuple(out.shape) == (T, N, HID)
+
+
+@pytest.mark.claim("nn.rnn-defaults", decides="left-out")
+def test_dropout_follows_every_hidden_layer_but_the_last():
+    x = torch.randn(T, N, IN)
+    # one hidden layer: the note's dropout "after each hidden layer" would drop its output; torch drops nothing
+    with pytest.warns(UserWarning, match="dropout option adds dropout after all but last recurrent layer"):
+        one = nn.RNN(IN, HID, dropout=0.5).train()
+    assert_close(one(x)[0].detach(), manual_rnn_layer(x, torch.zeros(N, HID), one)), "no dropout on its output"
+    # two hidden layers: dropout acts between them (two draws differ), never on the last layer's output
+    two = nn.RNN(IN, HID, num_layers=2, dropout=0.5).train()
+    torch.manual_seed(0)
+    first = two(x)[0]
+    torch.manual_seed(1)
+    second = two(x)[0]
+    assert not torch.equal(first, second), "dropout between the layers changes the output"
+    zeros = int((first == 0).sum()) + int((second == 0).sum())
+    assert zeros == 0, f"{zeros} output elements are exactly 0: the last layer's output was dropped"
+
+
+@pytest.mark.claim("nn.rnn-size-args", decides="holds")
+def test_input_size_is_the_features_of_a_sample_and_hidden_size_the_neurons_of_a_layer():
+    rnn = nn.RNN(IN, HID)
+    assert tuple(rnn.weight_ih_l0.shape) == (HID, IN) and tuple(rnn.weight_hh_l0.shape) == (HID, HID)
+    out, h_n = rnn(torch.randn(T, N, IN))  # each of the N samples has IN features per time step
+    assert tuple(out.shape) == (T, N, HID) and tuple(h_n.shape) == (1, N, HID), "HID neurons per state"
+    wrong_features = rf"input.size\(-1\) must be equal to input_size. Expected {IN}, got {IN + 1}"
+    with pytest.raises(RuntimeError, match=wrong_features):
+        rnn(torch.randn(T, N, IN + 1))
 
 @pytest.mark.claim("nn.rnn-no-weight-attr")
 def test_rnn_parameters_are_not_reachable_through_weight_or_bias():
@@ -177,7 +216,7 @@ SHAPE_CASES = [
 ]
 
 
-@pytest.mark.claim("nn.rnn-hidden-shape")
+@pytest.mark.claim("nn.rnn-hidden-shape", decides="wrong")
 @pytest.mark.parametrize("layers, bidirectional, batch_first", SHAPE_CASES)
 def test_h_n_is_3d_layers_times_directions_by_batch_by_hidden(layers, bidirectional, batch_first):
     d = 2 if bidirectional else 1
@@ -188,7 +227,7 @@ def test_h_n_is_3d_layers_times_directions_by_batch_by_hidden(layers, bidirectio
     assert tuple(out.shape) == ((N, T, d * HID) if batch_first else (T, N, d * HID))
 
 
-@pytest.mark.claim("nn.rnn-hidden-shape")
+@pytest.mark.claim("nn.rnn-hidden-shape", decides="wrong")
 def test_a_4d_hidden_state_as_the_note_describes_is_rejected():
     rnn = nn.RNN(IN, HID)
     with pytest.raises(RuntimeError, match="3-D"):
@@ -202,7 +241,7 @@ def test_single_layer_h_n_is_the_last_output_step():
     assert_close(h_n[0], out[-1])
 
 
-@pytest.mark.claim("nn.rnn-output-vs-hn", decides="wrong")
+@pytest.mark.claim("nn.rnn-output-vs-hn", decides="left-out")
 def test_multi_layer_h_n_holds_every_layer_but_output_only_the_last():
     rnn = nn.RNN(IN, HID, num_layers=2)
     out, h_n = rnn(torch.randn(T, N, IN))
@@ -211,7 +250,7 @@ def test_multi_layer_h_n_holds_every_layer_but_output_only_the_last():
     assert not torch.allclose(h_n[0], out[-1]), "layer 0's final state is not in output"
 
 
-@pytest.mark.claim("nn.rnn-output-vs-hn", decides="wrong")
+@pytest.mark.claim("nn.rnn-output-vs-hn", decides="left-out")
 def test_bidirectional_backward_final_state_is_the_first_output_step():
     rnn = nn.RNN(IN, HID, bidirectional=True)
     out, h_n = rnn(torch.randn(T, N, IN))

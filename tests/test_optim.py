@@ -46,6 +46,21 @@ def test_plain_sgd_step_subtracts_lr_times_grad(lr):
     assert torch.equal(x.grad, grad), "step() must not touch the gradient"
 
 
+@pytest.mark.claim("optim.sgd-update", decides="holds")
+def test_every_plain_sgd_step_subtracts_lr_times_that_steps_grad():
+    lr = 0.1
+    params = [nn.Parameter(torch.tensor([1.0, -2.0, 3.0])), nn.Parameter(torch.tensor([[0.5, -1.5]]))]
+    opt = torch.optim.SGD(params, lr=lr)
+    for step in range(3):  # the formula holds at every step, for every parameter, not only the first
+        opt.zero_grad()
+        sum(((p - step) ** 3).sum() for p in params).backward()
+        before = [(p.detach().clone(), p.grad.clone()) for p in params]
+        opt.step()
+        for i, (p, (old, grad)) in enumerate(zip(params, before)):
+            expected = old - lr * grad
+            assert_close(p.detach(), expected, msg=lambda m, s=step, i=i: f"step {s}, parameter {i}: {m}")
+
+
 # --- parameter groups ---------------------------------------------------------------------
 
 
@@ -81,7 +96,54 @@ def test_finetune_groups_get_their_own_lr_and_share_momentum_and_weight_decay():
             assert_close(p.detach(), old - lr * (1 + 1e-4 * old))
 
 
-@pytest.mark.claim("optim.grad-zero-typo")
+@pytest.mark.claim("optim.param-groups-lr", decides="holds")
+def test_finetune_groups_keep_their_lr_momentum_and_weight_decay_on_the_second_step():
+    torch.manual_seed(0)
+    model = _FineTuneNet()
+    ns = {"model": model, "torch": torch}
+    exec(compile(NOTE_FINETUNE_GROUPS, "<note>", "exec"), ns)
+    optimizer = ns["optimizer"]
+    conv_group, fc_group = optimizer.param_groups
+    m, wd = 0.9, 1e-4
+    expected = {id(p): p.detach().clone() for p in model.parameters()}
+    buf = {}
+    for step in range(2):  # momentum only shows from the second step: buf = m * buf + (grad + wd * p)
+        _with_unit_grads(model.parameters())
+        for group, lr in ((conv_group, 1e-3), (fc_group, 1e-2)):
+            for p in group["params"]:
+                d = 1 + wd * expected[id(p)]
+                buf[id(p)] = d if step == 0 else m * buf[id(p)] + d
+                expected[id(p)] = expected[id(p)] - lr * buf[id(p)]
+        optimizer.step()
+        for name, p in model.named_parameters():
+            assert_close(p.detach(), expected[id(p)], msg=lambda msg, s=step, n=name: f"step {s + 1}, {n}: {msg}")
+
+
+@pytest.mark.claim("optim.trainer-sgd-adam-step", decides="holds")
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_trainer_step_performs_one_iteration_over_the_nets_parameters(name):
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+    lr = 0.1
+    trainer = getattr(torch.optim, name)(net.parameters(), lr=lr)
+    assert [p for g in trainer.param_groups for p in g["params"]] == list(net.parameters())
+    x = torch.randn(8, 3)
+    for step in range(2):  # each step() is one update, the second one too
+        trainer.zero_grad()
+        net(x).pow(2).mean().backward()
+        before = [p.detach().clone() for p in net.parameters()]
+        grads = [p.grad.clone() for p in net.parameters()]
+        trainer.step()
+        for i, (p, old, g) in enumerate(zip(net.parameters(), before, grads, strict=True)):
+            if name == "SGD":
+                assert_close(p.detach(), old - lr * g, msg=f"SGD step {step + 1}, parameter {i}")
+            elif step == 0:  # Adam's first step moves each entry by lr * g / (|g| + eps)
+                assert_close(p.detach(), old - lr * g / (g.abs() + 1e-8), msg=f"Adam step 1, parameter {i}")
+            else:
+                assert not torch.equal(p.detach(), old), f"Adam step {step + 1}, parameter {i} did not move"
+
+
+@pytest.mark.claim("optim.grad-zero-typo", decides="wrong")
 @pytest.mark.parametrize("optimizer_class", [torch.optim.SGD, torch.optim.Adam], ids=["SGD", "Adam"])
 def test_grad_zero_is_not_an_optimizer_method(optimizer_class):
     p = nn.Parameter(torch.ones(2))
@@ -93,6 +155,71 @@ def test_grad_zero_is_not_an_optimizer_method(optimizer_class):
 
 
 # --- the yolov5 recipe ----------------------------------------------------------------------
+
+
+NOTE_YOLO_GROUPS = """\
+# model is a instanse of torch.nn.Module
+g0, g1, g2 = [], [], []  # optimizer parameter groups
+for v in model.modules():
+    if hasattr(v, 'bias') and isinstance(v.bias, nn.Parameter):
+        g2.append(v.bias)
+    if isinstance(v, nn.BatchNorm2d):
+        g0.append(v.weight)
+    elif hasattr(v, 'weight') and isinstance(v.weight, nn.Parameter):
+        g1.append(v.weight)
+"""
+
+
+def _note_yolo_groups(model):
+    ns = {"model": model, "nn": nn}
+    exec(compile(NOTE_YOLO_GROUPS, "<note>", "exec"), ns)
+    return ns["g0"], ns["g1"], ns["g2"]
+
+
+def _names(model, params):
+    by_id = {id(p): name for name, p in model.named_parameters()}
+    return sorted(by_id.get(id(p), "<not the model's>") for p in params)
+
+
+@pytest.mark.claim("optim.yolo-param-groups", decides="holds")
+def test_the_yolo_loop_sorts_every_parameter_of_a_conv_bn_model_into_one_group():
+    def conv(c1, c2):  # yolov5's Conv: a bias-free convolution, BatchNorm2d, SiLU
+        return nn.Sequential(nn.Conv2d(c1, c2, 3, bias=False), nn.BatchNorm2d(c2), nn.SiLU())
+
+    model = nn.Sequential(conv(3, 4), nn.Sequential(conv(4, 4), conv(4, 8)), nn.Conv2d(8, 6, 1),
+                          nn.Flatten(), nn.Linear(6, 2))
+    g0, g1, g2 = _note_yolo_groups(model)
+    names = {n for n, _ in model.named_parameters()}
+    bn = {n for n in names if n.endswith("weight") and isinstance(model.get_submodule(n.rsplit(".", 1)[0]),
+                                                                  nn.BatchNorm2d)}
+    assert _names(model, g0) == sorted(bn), f"g0 {_names(model, g0)}, BatchNorm2d weights {sorted(bn)}"
+    assert _names(model, g1) == sorted(n for n in names if n.endswith("weight") and n not in bn)
+    assert _names(model, g2) == sorted(n for n in names if n.endswith("bias"))
+    grouped = [id(p) for p in g0 + g1 + g2]
+    assert len(grouped) == len(set(grouped)) == len(names), (
+        f"{len(grouped)} grouped ({len(set(grouped))} distinct) for {len(names)} parameters")
+
+
+@pytest.mark.claim("optim.yolo-param-groups", decides="left-out")
+def test_the_yolo_loop_leaves_parameters_not_named_weight_or_bias_out_of_every_group():
+    model = nn.Module()  # conv features read by an LSTM
+    model.conv, model.bn = nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)
+    model.rnn = nn.LSTM(4, 4)  # an nn.Module too, with parameters named weight_ih_l0, bias_hh_l0, ...
+    g0, g1, g2 = _note_yolo_groups(model)
+    grouped = {id(p) for p in g0 + g1 + g2}
+    missing = sorted(n for n, p in model.named_parameters() if id(p) not in grouped)
+    assert missing == ["rnn.bias_hh_l0", "rnn.bias_ih_l0", "rnn.weight_hh_l0", "rnn.weight_ih_l0"], missing
+    # the optimizer the recipe builds from the groups never trains them
+    optimizer = torch.optim.SGD(g0, lr=0.1, momentum=0.9, nesterov=True)
+    optimizer.add_param_group({"params": g1, "weight_decay": 5e-4})
+    optimizer.add_param_group({"params": g2})
+    before = model.rnn.weight_ih_l0.detach().clone()
+    features = model.bn(model.conv(torch.randn(1, 3, 5, 5)))
+    out, _ = model.rnn(features.flatten(2).permute(2, 0, 1))  # (sequence 9, batch 1, 4 features)
+    out.sum().backward()
+    optimizer.step()
+    assert model.rnn.weight_ih_l0.grad is not None and torch.equal(model.rnn.weight_ih_l0, before), (
+        "an LSTM weight with a gradient was stepped although it is in no group")
 
 
 def _yolo_groups(model):
@@ -146,6 +273,26 @@ def test_only_the_weight_group_decays_when_gradients_are_zero():
         assert_close(p.detach(), old - lr * (1 + m) * wd * old)
     for p in g0 + g2:
         assert torch.equal(p, before[id(p)]), "a group without weight_decay moved on a zero gradient"
+
+
+@pytest.mark.claim("optim.add-param-group", decides="holds")
+def test_every_added_group_steps_with_the_inherited_lr_and_nesterov_momentum_over_two_steps():
+    torch.manual_seed(0)
+    model = _FineTuneNet()
+    optimizer, (g0, g1, g2) = _yolo_optimizer(model, adam=False)
+    m, lr = HYP["momentum"], HYP["lr0"]
+    expected = {id(p): p.detach().clone() for p in model.parameters()}
+    buf = {}
+    for step in range(2):  # nesterov: d = grad + wd * p, buf = m * buf + d, p -= lr * (d + m * buf)
+        _with_unit_grads(model.parameters())
+        for group, wd in ((g0, 0.0), (g1, HYP["weight_decay"]), (g2, 0.0)):
+            for p in group:
+                d = 1 + wd * expected[id(p)]
+                buf[id(p)] = d if step == 0 else m * buf[id(p)] + d
+                expected[id(p)] = expected[id(p)] - lr * (d + m * buf[id(p)])
+        optimizer.step()
+        for name, p in model.named_parameters():
+            assert_close(p.detach(), expected[id(p)], msg=lambda msg, s=step, n=name: f"step {s + 1}, {n}: {msg}")
 
 
 @pytest.mark.claim("optim.sgd-nesterov")

@@ -50,7 +50,16 @@ def test_zero_grad_before_backward_leaves_only_the_new_gradient():
     assert_close(net.weight.grad, x.sum(0, keepdim=True))
 
 
-@pytest.mark.claim("optim.model-zero-grad-zeros")
+@pytest.mark.claim("optim.zero-grad-clears", decides="holds")
+def test_optimizer_zero_grad_clears_every_parameter_group():
+    first, second = with_grads(nn.Linear(3, 2), nn.Linear(3, 2))
+    opt = torch.optim.SGD([{"params": first.parameters()}, {"params": second.parameters(), "lr": 0.01}], lr=0.1)
+    opt.zero_grad()
+    for i, module in enumerate((first, second)):
+        assert all(cleared(g) for g in grads(module)), f"group {i} kept its gradients: {grads(module)}"
+
+
+@pytest.mark.claim("optim.model-zero-grad-zeros", decides="by-version")
 def test_model_zero_grad_default_matches_the_version_boundary():
     (net,) = with_grads(nn.Linear(3, 2))
     default = inspect.signature(nn.Module.zero_grad).parameters["set_to_none"].default

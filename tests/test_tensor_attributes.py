@@ -93,22 +93,41 @@ def test_item_refuses_tensors_without_exactly_one_element(numel):
             torch.zeros(numel).item()
 
 
-@pytest.mark.claim("tensor.numpy-tolist-methods")
-def test_numpy_and_tolist_are_tensor_methods_not_torch_functions():
-    t = torch.tensor([[1.5, 2.0], [3.0, 4.5]])
-    for name in ("numpy", "tolist"):
-        assert not hasattr(torch, name), f"torch.{name} exists on torch {torch.__version__}"
-        with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
-            getattr(torch, name)(t)
-    # the methods exist and do what the note says
+@pytest.mark.claim("tensor.numpy-tolist-methods", decides="holds")
+@pytest.mark.parametrize(
+    "values, dtype, np_dtype, kind",
+    [
+        pytest.param([[1.5, 2.0], [3.0, 4.5]], torch.float32, np.float32, float, id="float32"),
+        pytest.param([[1, -2], [3, 40]], torch.int64, np.int64, int, id="int64"),
+    ],
+)
+def test_numpy_and_tolist_give_a_numpy_array_and_a_python_list(values, dtype, np_dtype, kind):
+    # Notation (rule 1): 003's signature-style "torch.numpy()" / "torch.tolist()" are the Tensor methods
+    # (the same listing's "Torch.item()" is read as Tensor.item); there is no torch.numpy function
+    t = torch.tensor(values, dtype=dtype)
     array = t.numpy()
-    assert isinstance(array, np.ndarray) and array.dtype == np.float32
-    np.testing.assert_array_equal(array, [[1.5, 2.0], [3.0, 4.5]])
-    assert t.tolist() == [[1.5, 2.0], [3.0, 4.5]]
-    assert type(t.tolist()[0][0]) is float
+    assert isinstance(array, np.ndarray), f"numpy() gave {type(array).__name__}"
+    assert array.dtype == np_dtype and array.shape == (2, 2), f"numpy() gave {array.dtype} {array.shape}"
+    np.testing.assert_array_equal(array, values)
+    listed = t.tolist()
+    assert type(listed) is list and all(type(row) is list for row in listed), f"tolist() gave {listed!r}"
+    assert listed == values
+    assert type(listed[0][0]) is kind, f"tolist() entries are {type(listed[0][0]).__name__}, expected {kind.__name__}"
 
 
-@pytest.mark.claim("tensor.image-layout-convention")
+@pytest.mark.claim("tensor.from-numpy", decides="holds")
+@pytest.mark.parametrize("np_dtype", [np.float32, np.float64, np.int64, np.uint8, np.bool_], ids=lambda d: d.__name__)
+def test_from_numpy_creates_a_tensor_from_an_ndarray(np_dtype):
+    rng = np.random.default_rng(0)
+    array = (rng.integers(0, 2 if np_dtype is np.bool_ else 100, size=(2, 3, 4))).astype(np_dtype)
+    t = torch.from_numpy(array)
+    assert isinstance(t, torch.Tensor), f"from_numpy gave {type(t).__name__}"
+    assert t.shape == array.shape, f"shape {tuple(t.shape)}, expected {array.shape}"
+    assert t.numpy().dtype == array.dtype, f"dtype {t.dtype} for an array of {array.dtype}"
+    np.testing.assert_array_equal(t.numpy(), array)
+
+
+@pytest.mark.claim("tensor.image-layout-convention", decides="holds")
 def test_image_layers_read_channels_from_dim_1():
     conv = nn.Conv2d(3, 8, kernel_size=3)
     assert conv(torch.rand(2, 3, 5, 5)).shape == (2, 8, 3, 3)
@@ -120,7 +139,32 @@ def test_image_layers_read_channels_from_dim_1():
     assert x.shape == (2, 3, 5, 5)
 
 
-@pytest.mark.claim("tensor.image-layout-convention")
+@pytest.mark.claim("tensor.image-layout-convention", decides="holds")
+@pytest.mark.needs(libs=["torchvision", "PIL"])
+def test_note_image_conversions_give_channels_first_floats_in_0_1(tmp_path):
+    import PIL.Image
+    import torchvision
+
+    pixels = np.random.default_rng(0).integers(0, 256, size=(4, 5, 3), dtype=np.uint8)  # H=4, W=5, C=3
+    pixels[0, 0] = (0, 0, 0)
+    pixels[0, 1] = (255, 255, 255)  # both ends of the range present
+    path = tmp_path / "image.png"
+    PIL.Image.fromarray(pixels).save(path)
+    # the note's two lines (002:101-102; the second with its '/' typo written as '.')
+    by_hand = torch.from_numpy(np.asarray(PIL.Image.open(path))).permute(2, 0, 1).float() / 255
+    by_to_tensor = torchvision.transforms.functional.to_tensor(PIL.Image.open(path))
+    for name, tensor in [("permute / 255", by_hand), ("to_tensor", by_to_tensor)]:
+        assert tensor.shape == (3, 4, 5), f"{name}: shape {tuple(tensor.shape)}, expected C×H×W (3, 4, 5)"
+        assert tensor.dtype == torch.float32, f"{name}: dtype {tensor.dtype}"
+        low, high = tensor.min().item(), tensor.max().item()
+        assert (low, high) == (0.0, 1.0), f"{name}: values span [{low}, {high}], expected [0, 1]"
+    torch.testing.assert_close(by_hand, by_to_tensor)
+    # batched, they are N×C×H×W, the layout a conv layer reads
+    batch = torch.stack([by_hand, by_to_tensor])
+    assert nn.Conv2d(3, 2, kernel_size=3)(batch).shape == (2, 2, 2, 3)
+
+
+@pytest.mark.claim("tensor.image-layout-convention", decides="left-out")
 @pytest.mark.needs(libs=["torchvision", "PIL"])
 def test_value_range_depends_on_the_converter_float_0_1_or_uint8_0_255():
     from PIL import Image

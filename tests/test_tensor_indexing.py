@@ -93,7 +93,7 @@ def test_nonzero_lists_the_indices_of_nonzero_and_of_zero_elements(shape):
     np.testing.assert_array_equal(torch.nonzero(t == 0).numpy().reshape(-1, len(shape)), np.argwhere(t.numpy() == 0))
 
 
-@pytest.mark.claim("tensor.nonzero-size-count")
+@pytest.mark.claim("tensor.nonzero-size-count", decides="wrong")
 @pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 2)], ids=str)
 def test_note_nonzero_size_is_the_index_matrix_shape_not_a_count(shape):
     tensor = sparse_ints(shape)
@@ -109,7 +109,7 @@ def test_note_nonzero_size_is_the_index_matrix_shape_not_a_count(shape):
 # -- masked_fill ---------------------------------------------------------------------
 
 
-@pytest.mark.claim("tensor.masked-fill")
+@pytest.mark.claim("tensor.masked-fill", decides="holds")
 @SPACE
 @given(shape=shapes(), data=st.data())
 def test_masked_fill_writes_the_value_where_the_mask_is_true(shape, data):
@@ -125,7 +125,7 @@ def test_masked_fill_writes_the_value_where_the_mask_is_true(shape, data):
     assert torch.equal(t, before), "masked_fill (no underscore) must leave its input alone"
 
 
-@pytest.mark.claim("tensor.masked-fill")
+@pytest.mark.claim("tensor.masked-fill", decides="holds")  # runs from 2.1, where the claim holds
 @pytest.mark.needs(min_torch=NON_BOOL_MASKS_REJECTED)
 @pytest.mark.parametrize("mask_dtype", [torch.int64, torch.uint8, torch.float32], ids=str)
 def test_masked_fill_refuses_a_non_bool_mask(mask_dtype):
@@ -133,7 +133,7 @@ def test_masked_fill_refuses_a_non_bool_mask(mask_dtype):
         torch.zeros(2, 2).masked_fill(torch.eye(2, dtype=mask_dtype), 1.0)
 
 
-@pytest.mark.claim("tensor.masked-fill")
+@pytest.mark.claim("tensor.masked-fill", decides="left-out")  # runs before 2.1, where the claim is partly
 @pytest.mark.needs(max_torch=NON_BOOL_MASKS_REJECTED)
 def test_masked_fill_took_non_bool_masks_before_2_1():
     t, eye = torch.zeros(2, 2), torch.eye(2)
@@ -151,7 +151,7 @@ def test_masked_fill_took_non_bool_masks_before_2_1():
     assert torch.equal(t.masked_fill(eye, 1.0), t)
 
 
-@pytest.mark.claim("tensor.masked-fill")
+@pytest.mark.claim("tensor.masked-fill", decides="holds")
 def test_masked_fill_value_is_a_number_or_a_0_dim_tensor():
     t, mask = torch.zeros(2, 2), torch.eye(2, dtype=torch.bool)
     assert torch.equal(t.masked_fill(mask, torch.tensor(3.0)), 3 * torch.eye(2))
@@ -162,7 +162,7 @@ def test_masked_fill_value_is_a_number_or_a_0_dim_tensor():
 # -- a row of nonzero() as an index ----------------------------------------------------
 
 
-@pytest.mark.claim("tensor.nonzero-index-rows")
+@pytest.mark.claim("tensor.nonzero-index-rows", decides="wrong")
 def test_a_nonzero_row_used_as_an_index_selects_along_dim_0():
     t = torch.tensor([[0, 1, 2], [3, 0, 0]])
     rows = t.nonzero()

@@ -94,7 +94,7 @@ def test_note_matmul_example_gives_2_5_3_2_of_fours():
     assert torch.equal(c, torch.full((2, 5, 3, 2), 4.0)), "each entry sums 4 products of ones"
 
 
-@pytest.mark.claim("tensor.matmul-general")
+@pytest.mark.claim("tensor.matmul-general", decides="holds")
 @SPACE
 @given(batch=shapes(max_dims=3), m=side, n=side, p=side, data=st.data())
 def test_matmul_of_2d_and_higher_multiplies_last_two_dims_and_broadcasts_the_rest(batch, m, n, p, data):
@@ -112,7 +112,7 @@ def test_matmul_of_2d_and_higher_multiplies_last_two_dims_and_broadcasts_the_res
         assert torch.equal(out[idx], torch.mm(ae[idx], be[idx]))
 
 
-@pytest.mark.claim("tensor.matmul-general")
+@pytest.mark.claim("tensor.matmul-general", decides="left-out")
 def test_matmul_treats_1d_arguments_as_vectors_not_matrices():
     v, w, mat = ints((3,), 1), ints((3,), 2), ints((2, 3), 3)
     dot = torch.matmul(v, w)
@@ -123,7 +123,7 @@ def test_matmul_treats_1d_arguments_as_vectors_not_matrices():
         torch.matmul(torch.tensor(2.0), torch.ones(2))
 
 
-@pytest.mark.claim("tensor.mm-vector")
+@pytest.mark.claim("tensor.mm-vector", decides="wrong")
 def test_mm_refuses_a_vector_and_mv_takes_it():
     mat, v = ints((2, 3), 1), ints((3,), 2)
     with pytest.raises(RuntimeError, match="mat2 must be a matrix"):
@@ -145,13 +145,13 @@ def test_bmm_takes_exactly_one_batch_dim():
 # -- pairwise distances --------------------------------------------------------------
 
 
-@pytest.mark.claim("tensor.pairwise-dist-snippet")
+@pytest.mark.claim("tensor.pairwise-dist-snippet", decides="wrong")
 def test_note_pairwise_distance_line_is_a_syntax_error():
     with pytest.raises(SyntaxError):
         compile(NOTE_PAIRWISE_LINE, "<note>", "exec")
 
 
-@pytest.mark.claim("tensor.pairwise-dist-snippet")
+@pytest.mark.claim("tensor.pairwise-dist-snippet", decides="wrong")
 def test_note_pairwise_distance_with_typo_fixed_is_a_scalar_not_distances():
     # X1 sits far from X2 so that the signed sum below is positive and its sqrt is real
     X1, X2 = torch.randn(3, 2, dtype=torch.float64) + 5, torch.randn(4, 2, dtype=torch.float64)

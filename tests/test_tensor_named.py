@@ -35,7 +35,7 @@ def test_sum_and_select_over_dim_1_drop_the_channel_axis():
     assert selected.data_ptr() == images.data_ptr()
 
 
-@pytest.mark.claim("tensor.named-dims-api")
+@pytest.mark.claim("tensor.named-dims-api", decides="by-version")
 @pytest.mark.needs(max_torch=NAMED_TENSORS_REMOVED)
 @quiet_experimental
 def test_names_keyword_and_reduction_by_name_work_before_removal():
@@ -52,7 +52,7 @@ def test_names_keyword_and_reduction_by_name_work_before_removal():
     assert torch.equal(selected.rename(None), plain[:, 0])
 
 
-@pytest.mark.claim("tensor.named-dims-api")
+@pytest.mark.claim("tensor.named-dims-api", decides="by-version")
 @pytest.mark.needs(min_torch=NAMED_TENSORS_REMOVED)
 def test_names_keyword_and_reduction_by_name_are_gone_after_removal():
     with pytest.raises(TypeError, match="names"):
@@ -66,7 +66,7 @@ def test_names_keyword_and_reduction_by_name_are_gone_after_removal():
         assert not hasattr(images, attr), f"Tensor.{attr} still exists on torch {torch.__version__}"
 
 
-@pytest.mark.claim("tensor.named-align-to")
+@pytest.mark.claim("tensor.named-align-to", decides="by-version")
 @pytest.mark.needs(max_torch=NAMED_TENSORS_REMOVED)
 @quiet_experimental
 def test_align_to_permutes_by_name_before_removal():
@@ -78,7 +78,7 @@ def test_align_to_permutes_by_name_before_removal():
     assert torch.equal(aligned.rename(None), tensor.rename(None).permute(1, 0, 2, 3))
 
 
-@pytest.mark.claim("tensor.named-align-to")
+@pytest.mark.claim("tensor.named-align-to", decides="by-version")
 @pytest.mark.needs(min_torch=NAMED_TENSORS_REMOVED)
 def test_align_to_is_gone_after_removal_and_permute_does_the_job():
     tensor = torch.rand(3, 4, 1, 2)  # laid out as C, N, H, W
@@ -89,7 +89,7 @@ def test_align_to_is_gone_after_removal_and_permute_does_the_job():
     assert torch.equal(reordered[2, 1], tensor[1, 2])
 
 
-@pytest.mark.claim("tensor.named-example-quotes")
+@pytest.mark.claim("tensor.named-example-quotes", decides="wrong")
 def test_note_example_with_typographic_quotes_is_a_syntax_error():
     with pytest.raises(SyntaxError, match=r"invalid character '\u2018' \(U\+2018\)"):
         compile(NOTE_NAMES_LINE, "<note>", "exec")

@@ -55,7 +55,7 @@ def test_normal_with_size_draws_from_that_mean_and_std():
     assert abs(x.std().item() - 3.0) < 0.06, f"sample std {x.std().item():.4f}, expected 3"
 
 
-@pytest.mark.claim("tensor.normal-tensor-mean")
+@pytest.mark.claim("tensor.normal-tensor-mean", decides="holds")
 def test_normal_without_size_takes_the_shape_of_a_float_tensor_mean():
     mean = torch.zeros(2, 3)
     assert torch.normal(mean, 1.0).shape == (2, 3), "tensor mean, number std"
@@ -65,7 +65,7 @@ def test_normal_without_size_takes_the_shape_of_a_float_tensor_mean():
     assert far[0] < -900 and far[1] > 900, f"draws {far.tolist()} ignore the per-element means"
 
 
-@pytest.mark.claim("tensor.normal-tensor-mean")
+@pytest.mark.claim("tensor.normal-tensor-mean", decides="left-out")
 def test_normal_without_size_also_accepts_a_number_mean_with_a_tensor_std():
     out = torch.normal(0.0, torch.ones(2, 3))
     assert out.shape == (2, 3), "the output takes std's shape when mean is a number"
@@ -90,7 +90,7 @@ def test_normal_with_size_rejects_one_element_tensors_of_shape_1():
 # -- torch.rand ------------------------------------------------------------------------
 
 
-@pytest.mark.claim("tensor.rand-range")
+@pytest.mark.claim("tensor.rand-range", decides="holds")
 def test_rand_draws_uniformly_from_0_inclusive_to_1_exclusive():
     x = torch.rand(100_000, dtype=torch.float64)
     assert x.min().item() >= 0.0 and x.max().item() < 1.0
@@ -100,7 +100,7 @@ def test_rand_draws_uniformly_from_0_inclusive_to_1_exclusive():
     assert torch.rand(2, 3).shape == torch.rand((2, 3)).shape == (2, 3)
 
 
-@pytest.mark.claim("tensor.rand-range")
+@pytest.mark.claim("tensor.rand-no-size", decides="wrong")
 def test_rand_without_a_size_is_an_error():
     with pytest.raises(TypeError, match=r"rand\(\) received an invalid combination of arguments"):
         torch.rand()

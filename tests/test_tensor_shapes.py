@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from fixtures.strategies import SPACE, dim_of, new_dim_of, shapes
 from fixtures.tensors import assert_same
-from fixtures.versions import NAMED_TENSORS_REMOVED, torch_at_least
 
 
 def numbered(shape, dtype=torch.float32):
@@ -138,7 +137,7 @@ def test_unsqueeze_rejects_dims_outside_minus_ndim_minus_1_to_ndim(d):
 # -- squeeze ---------------------------------------------------------------------------
 
 
-@pytest.mark.claim("tensor.squeeze-dim")
+@pytest.mark.claim("tensor.squeeze-dim", decides="holds")
 @SPACE
 @given(shape=shapes(min_dims=1, max_side=2), data=st.data())
 def test_squeeze_dim_removes_that_axis_only_when_its_size_is_1(shape, data):
@@ -151,7 +150,7 @@ def test_squeeze_dim_removes_that_axis_only_when_its_size_is_1(shape, data):
     assert torch.equal(out.reshape(shape), t)
 
 
-@pytest.mark.claim("tensor.squeeze-dim")
+@pytest.mark.claim("tensor.squeeze-dim", decides="holds")
 @SPACE
 @given(shape=shapes(max_side=2))
 def test_squeeze_without_dim_removes_every_size_1_axis(shape):
@@ -159,18 +158,14 @@ def test_squeeze_without_dim_removes_every_size_1_axis(shape):
     assert out.shape == tuple(n for n in shape if n != 1), f"squeeze() on {shape} gave {tuple(out.shape)}"
 
 
-@pytest.mark.claim("tensor.squeeze-dim")
-def test_squeeze_with_dim_none_is_an_error_not_squeeze_all():
-    t = torch.zeros(1, 2, 1)
-    if torch_at_least(NAMED_TENSORS_REMOVED):
-        # no overload takes None any more
-        with pytest.raises(TypeError, match=r"squeeze\(\) received an invalid combination of arguments"):
-            t.squeeze(None)
-    else:
-        # None parses as the wildcard name of the named-tensor overload
-        with pytest.raises(RuntimeError, match="Please look up dimensions by name, got: name = None"):
-            t.squeeze(None)
-    assert t.squeeze().shape == (2,), "squeeze() with no argument is the squeeze-all form"
+@pytest.mark.claim("tensor.squeeze-dim", decides="holds")
+def test_squeeze_with_dim_left_at_its_default_none_removes_every_size_1_axis():
+    # Notation (rule 1): the note's "dim is None" is the parameter's default, the call squeeze();
+    # an explicit squeeze(None) is a spelling the note does not write (it raises: see tensor.toml)
+    t = torch.zeros(1, 2, 1, 3, 1)
+    assert t.squeeze().shape == (2, 3), f"Tensor.squeeze() gave {tuple(t.squeeze().shape)}"
+    assert torch.squeeze(t).shape == (2, 3), f"torch.squeeze(t) gave {tuple(torch.squeeze(t).shape)}"
+    assert torch.equal(t.squeeze(), t.reshape(2, 3))
 
 
 # -- reshape ---------------------------------------------------------------------------

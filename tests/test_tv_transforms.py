@@ -4,13 +4,15 @@ Notes: 001_eaed12e493b64ab2.txt › 二、Torchvision › torchvision.transforms
 ToTensor, Normalize(0.5, 0.5)) and › 其他函数 (make_grid + ToPILImage);
 002_d3afcdbaa9416717.txt › 常用训练和验证数据预处理 (ToTensor layout, the train and val
 pipelines); 003_df07c2a5da61a567.txt › 1 import (`utils.make_grid` in a from-import),
-› 5 读取图像 (Compose, Normalize per channel, make_grid) and › 6 常见错误 (ToPILImage without
-a clamp).
+› 5 读取图像 (Compose, Normalize per channel, make_grid; image.show(), ToTensor, ToPILImage,
+plt.figure and plt.subplot) and › 6 常见错误 (ToPILImage without a clamp).
 
 Images come from fixtures/images.py: an 80 (wide) x 48 (high) RGB image, as a PIL image,
 a uint8 H x W x 3 array and a float 3 x H x W tensor.
 """
+import os
 import platform
+import time
 
 import numpy as np
 import pytest
@@ -55,14 +57,14 @@ def _pixels(image: Image.Image) -> np.ndarray:
 # --- tv.resize-int ---------------------------------------------------------------------
 
 
-@pytest.mark.claim("tv.resize-int")
+@pytest.mark.claim("tv.resize-int", decides="wrong")
 def test_resize_int_scales_the_shorter_side_and_keeps_the_aspect_ratio(rgb_image):
     resized = T.Resize(96)(rgb_image)
     # 80 x 48 (W x H): the shorter side (48) becomes 96, the other one grows by the same 2x
     assert resized.size == (160, 96), f"Resize(96) on {rgb_image.size} gave {resized.size}, expected (160, 96)"
 
 
-@pytest.mark.claim("tv.resize-int")
+@pytest.mark.claim("tv.resize-int", decides="wrong")
 def test_resize_int_on_a_tensor_keeps_the_aspect_ratio_too():
     resized = T.Resize(96, antialias=True)(make_float_image())
     assert resized.shape == (3, 96, 160), resized.shape
@@ -194,7 +196,7 @@ def test_make_grid_of_one_or_three_channel_images_is_a_3_channel_grid(channels):
         assert torch.equal(grid[0, 2:12, 2:14], images[0, 0])
 
 
-@pytest.mark.claim("tv.make-grid-3ch", decides="wrong")
+@pytest.mark.claim("tv.make-grid-3ch", decides="left-out")
 @pytest.mark.parametrize("channels", [2, 4], ids=["2ch->2", "4ch->4"])
 def test_make_grid_keeps_any_other_channel_count(channels):
     _, grid = grid_of(channels)
@@ -255,7 +257,7 @@ def test_to_pil_image_applies_no_clamp_of_its_own(claim_figure, claim_inconclusi
 # --- tv.to-tensor-layout ---------------------------------------------------------------
 
 
-@pytest.mark.claim("tv.to-tensor-layout")
+@pytest.mark.claim("tv.to-tensor-layout", decides="wrong")
 @pytest.mark.parametrize("source", ["ndarray", "pil"])
 def test_to_tensor_turns_h_w_c_uint8_into_c_h_w_float_in_0_1(source, rgb_array, rgb_image):
     assert rgb_array.shape == (IMAGE_H, IMAGE_W, 3)  # numpy/PIL layout: H x W x C
@@ -276,7 +278,7 @@ def _note_train_transform():
     return namespace["train_transform"]
 
 
-@pytest.mark.claim("tv.train-transform-pipeline")
+@pytest.mark.claim("tv.train-transform-pipeline", decides="wrong")
 def test_train_pipeline_gives_3x224x224_but_colorjitter_clamps_away_the_normalisation(rgb_image):
     train = _note_train_transform()
     before_jitter = T.Compose(train.transforms[:4])
@@ -291,7 +293,7 @@ def test_train_pipeline_gives_3x224x224_but_colorjitter_clamps_away_the_normalis
     assert out.min().item() >= 0.0 and out.max().item() <= 1.0, (out.min().item(), out.max().item())
 
 
-@pytest.mark.claim("tv.train-transform-pipeline")
+@pytest.mark.claim("tv.train-transform-pipeline", decides="wrong")
 def test_contrast_adjustment_of_a_float_tensor_clamps_to_0_1(float_image):
     normalized = T.Normalize(IMAGENET_MEAN, IMAGENET_STD)(float_image)
     assert normalized.min().item() < 0 and normalized.max().item() > 1
@@ -333,7 +335,7 @@ def test_val_pipeline_gives_a_normalised_3x224x224_tensor(rgb_image):
 # --- tv.import-utils-make-grid ---------------------------------------------------------
 
 
-@pytest.mark.claim("tv.import-utils-make-grid")
+@pytest.mark.claim("tv.import-utils-make-grid", decides="wrong")
 def test_dotted_name_in_a_from_import_list_does_not_parse():
     line = "from torchvision import models, transforms, utils.make_grid\n"
     with pytest.raises(SyntaxError) as info:
@@ -373,3 +375,179 @@ def test_make_grid_joins_a_list_of_image_tensors_like_the_stacked_batch():
         r, c = divmod(k, 2)
         y, x = 1 + r * 11, 1 + c * 13
         assert torch.equal(grid[:, y:y + 10, x:x + 12], image), f"image {k} is not at row {r}, column {c}"
+
+
+# --- tv.pil-show-nonblocking, tv.to-tensor-image, tv.to-pil-image-show (added claims) ------
+
+VIEWER_SECONDS = 3  # how long the stand-in viewer stays "open" before it has shown the file
+
+
+@pytest.fixture
+def stand_in_viewer(tmp_path, monkeypatch):
+    """PIL's own xdg-open viewer (ImageShow.XDGViewer), first in PIL's list of viewers, launching a
+    stand-in `xdg-open` put on PATH (the test machine has no desktop to open a window on): it stays
+    open for VIEWER_SECONDS, as a viewer window would, then copies the file it was given. Yields the
+    path the copy lands at."""
+    from PIL import ImageShow
+
+    if not hasattr(ImageShow, "XDGViewer"):
+        pytest.skip("this Pillow has no ImageShow.XDGViewer")
+    bin_dir, shown = tmp_path / "bin", tmp_path / "shown.png"
+    bin_dir.mkdir()
+    (bin_dir / "xdg-open").write_text(f'#!/bin/sh\nsleep {VIEWER_SECONDS}\ncp "$1" "{shown}"\n')
+    (bin_dir / "xdg-open").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(ImageShow, "_viewers", list(ImageShow._viewers))  # restored after the test
+    ImageShow.register(ImageShow.XDGViewer(), 0)
+    return shown
+
+
+def _show_and_time(image, shown):
+    """image.show(); the seconds it took, and the pixels the viewer was given once it had shown them."""
+    start = time.monotonic()
+    image.show()
+    elapsed = time.monotonic() - start
+    assert not shown.exists(), "the viewer had finished before show() returned"
+    deadline = time.monotonic() + VIEWER_SECONDS + 20
+    while not shown.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert shown.exists(), "the viewer never received the image"
+    time.sleep(0.2)  # let cp finish writing
+    with Image.open(shown) as received:
+        return elapsed, _pixels(received.convert("RGB"))
+
+
+@pytest.mark.claim("tv.pil-show-nonblocking", decides="holds")
+def test_image_show_returns_while_the_viewer_is_still_showing_the_image(rgb_image, rgb_array, tmp_path,
+                                                                        stand_in_viewer):
+    path = tmp_path / "picture.png"
+    rgb_image.save(path)
+    image = Image.open(path)  # the note's Image.open(path)
+    elapsed, received = _show_and_time(image, stand_in_viewer)
+    assert elapsed < VIEWER_SECONDS - 1, f"show() took {elapsed:.2f} s: it waited for the viewer"
+    assert np.array_equal(received, rgb_array), "the viewer was given other pixels"
+
+
+@pytest.mark.claim("tv.to-tensor-image", decides="holds")
+def test_to_tensor_turns_an_opened_image_into_a_tensor(rgb_image, rgb_array, tmp_path):
+    path = tmp_path / "picture.png"
+    rgb_image.save(path)
+    t = T.ToTensor()(Image.open(path))
+    assert isinstance(t, torch.Tensor), type(t)
+    assert t.shape == (3, IMAGE_H, IMAGE_W) and t.dtype == torch.float32, (tuple(t.shape), t.dtype)
+    assert_close(t, torch.from_numpy(rgb_array).permute(2, 0, 1).float() / 255)
+
+
+@pytest.mark.claim("tv.to-pil-image-show", decides="holds")
+def test_to_pil_image_of_an_image_tensor_is_an_image_that_show_displays(rgb_image, rgb_array, stand_in_viewer):
+    image_tensor = T.ToTensor()(rgb_image)
+    image = T.ToPILImage()(image_tensor)  # the note's line
+    assert isinstance(image, Image.Image) and image.mode == "RGB" and image.size == rgb_image.size
+    assert np.array_equal(_pixels(image), rgb_array), "ToPILImage(ToTensor(image)) changed the pixels"
+    elapsed, received = _show_and_time(image, stand_in_viewer)
+    assert np.array_equal(received, rgb_array), "the viewer was given other pixels"
+
+
+# --- tv.plt-figure-size, tv.plt-subplot-abc (added claims) --------------------------------
+
+
+@pytest.fixture
+def plt(monkeypatch):
+    """matplotlib.pyplot on the Agg backend (no display); every figure is closed afterwards."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+
+    yield pyplot
+    pyplot.close("all")
+
+
+@pytest.mark.claim("tv.plt-figure-size", decides="wrong")
+@pytest.mark.needs(libs=["matplotlib"])
+def test_plt_figure_of_a_size_tuple_raises_and_figsize_sizes_the_whole_figure(plt):
+    h, w = 3, 5
+    with pytest.raises(TypeError, match="int\\(\\) argument must be"):
+        plt.figure((h, w))  # the note's call: the tuple goes to num, the figure's identifier
+    fig = plt.figure(figsize=(w, h))  # the keyword: (width, height) in inches
+    assert fig.get_size_inches().tolist() == [w, h], fig.get_size_inches()
+    # the size is the whole figure's: two subplots share it, neither is (w, h)
+    left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    fig.canvas.draw()
+    for ax in (left, right):
+        box = ax.get_window_extent()
+        width, height = box.width / fig.dpi, box.height / fig.dpi
+        assert width < w / 2 and height < h, f"a subplot is {width:.2f} x {height:.2f} in, the figure {w} x {h}"
+
+
+@pytest.mark.claim("tv.plt-subplot-abc", decides="holds")
+@pytest.mark.needs(libs=["matplotlib"])
+@pytest.mark.parametrize("abc, rows, cols, position", [(235, 2, 3, 5), (111, 1, 1, 1), (339, 3, 3, 9)],
+                         ids=["235", "111", "339"])
+def test_plt_subplot_abc_draws_at_position_c_of_a_rows_by_b_columns(plt, abc, rows, cols, position):
+    plt.figure()
+    ax = plt.subplot(abc)
+    nrows, ncols, first, last = ax.get_subplotspec().get_geometry()
+    assert (nrows, ncols) == (rows, cols), f"subplot({abc}) is a {nrows} x {ncols} grid"
+    assert first == last == position - 1, f"subplot({abc}) is at cell {first} (0-based), expected {position - 1}"
+    (line,) = plt.plot(np.arange(4.0))  # plt.plot draws into the subplot just made
+    assert line.axes is ax
+
+
+@pytest.mark.claim("tv.plt-subplot-abc", decides="holds")
+@pytest.mark.needs(libs=["matplotlib"])
+def test_plt_subplots_side_by_side_show_images_of_different_sizes(plt):
+    plt.figure()
+    rng = np.random.default_rng(0)
+    small, large = rng.random((8, 12, 3)), rng.random((30, 20, 3))
+    shown = []
+    for c, image in enumerate((small, large), start=1):
+        plt.subplot(120 + c)
+        shown.append(plt.imshow(image))
+    assert [s.get_array().shape for s in shown] == [(8, 12, 3), (30, 20, 3)]
+    assert shown[0].axes is not shown[1].axes
+
+
+# --- tv.plt-subplots-figsize, tv.plt-plot-tensor, tv.plt-imshow-tensor (added claims) -------------
+
+
+@pytest.mark.claim("tv.plt-subplots-figsize", decides="wrong")
+@pytest.mark.needs(libs=["matplotlib"])
+def test_plt_subplots_gives_an_a_by_b_grid_and_figsize_is_width_first(plt):
+    a, b, h, w = 2, 3, 4, 7
+    fig, axarr = plt.subplots(a, b, figsize=(h, w))  # the note's call
+    assert axarr.shape == (a, b), f"axarr is {axarr.shape}, expected ({a}, {b})"
+    width, height = fig.get_figwidth(), fig.get_figheight()
+    assert (width, height) == (h, w), f"figsize=(h, w) made a figure {width} wide and {height} high, " \
+                                      f"expected the first number, h = {h}, to be the width"
+
+
+@pytest.mark.claim("tv.plt-plot-tensor", decides="holds")
+@pytest.mark.needs(libs=["matplotlib"])
+def test_plt_plot_draws_a_tensors_values_with_its_label_and_colour(plt):
+    _, axarr = plt.subplots(2, 2)
+    values = torch.linspace(0, 1, 5)
+    (line,) = axarr[1, 0].plot(values, label="LABEL", color="red")  # the note's call
+    assert line.get_ydata().tolist() == values.tolist(), f"y data {line.get_ydata()}, expected {values}"
+    assert (line.get_label(), line.get_color()) == ("LABEL", "red")
+
+
+@pytest.mark.claim("tv.plt-plot-tensor", decides="left-out")
+@pytest.mark.needs(libs=["matplotlib"])
+def test_plt_plot_of_a_tensor_that_requires_grad_raises(plt):
+    _, axarr = plt.subplots(2, 2)
+    output = torch.linspace(0, 1, 5, requires_grad=True) * 2  # a network's output requires grad
+    with pytest.raises(RuntimeError, match="requires grad"):
+        axarr[0, 1].plot(output, label="LABEL", color="red")
+    (line,) = axarr[0, 1].plot(output.detach(), label="LABEL")
+    assert line.get_ydata().tolist() == output.detach().tolist()
+
+
+@pytest.mark.claim("tv.plt-imshow-tensor", decides="wrong")
+@pytest.mark.needs(libs=["matplotlib"])
+def test_plt_imshow_refuses_the_chw_tensor_of_to_tensor_and_shows_it_permuted(plt, rgb_image):
+    _, axarr = plt.subplots(2, 2)
+    image_tensor = T.ToTensor()(rgb_image)  # the section's (C, H, W) image tensor
+    with pytest.raises(TypeError, match="Invalid shape"):
+        axarr[0, 0].imshow(image_tensor)  # the note's call
+    shown = axarr[0, 1].imshow(image_tensor.permute(1, 2, 0))
+    assert shown.get_array().shape == (rgb_image.height, rgb_image.width, 3), shown.get_array().shape
