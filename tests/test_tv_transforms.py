@@ -11,8 +11,10 @@ Images come from fixtures/images.py: an 80 (wide) x 48 (high) RGB image, as a PI
 a uint8 H x W x 3 array and a float 3 x H x W tensor.
 """
 import os
+import pathlib
 import platform
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -379,42 +381,72 @@ def test_make_grid_joins_a_list_of_image_tensors_like_the_stacked_batch():
 
 # --- tv.pil-show-nonblocking, tv.to-tensor-image, tv.to-pil-image-show (added claims) ------
 
-VIEWER_SECONDS = 3  # how long the stand-in viewer stays "open" before it has shown the file
+VIEWER_LIMIT_SECONDS = 20  # the stand-in viewer's own cap: it never waits longer for the test's release
+
+
+@dataclass
+class Viewer:
+    """The stand-in viewer's two files: `release` (the test writes it: "close the window") and
+    `shown` (the viewer writes it once released: a copy of the file it was given)."""
+    release: pathlib.Path
+    shown: pathlib.Path
 
 
 @pytest.fixture
 def stand_in_viewer(tmp_path, monkeypatch):
     """PIL's own xdg-open viewer (ImageShow.XDGViewer), first in PIL's list of viewers, launching a
     stand-in `xdg-open` put on PATH (the test machine has no desktop to open a window on): it stays
-    open for VIEWER_SECONDS, as a viewer window would, then copies the file it was given. Yields the
-    path the copy lands at."""
+    "open" until the test releases it (or VIEWER_LIMIT_SECONDS pass), as a viewer window stays until
+    it is closed, then copies the file it was given. Every viewer process PIL starts is waited for
+    at teardown: none outlives the test."""
+    import subprocess
+
     from PIL import ImageShow
 
     if not hasattr(ImageShow, "XDGViewer"):
         pytest.skip("this Pillow has no ImageShow.XDGViewer")
-    bin_dir, shown = tmp_path / "bin", tmp_path / "shown.png"
+    bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "xdg-open").write_text(f'#!/bin/sh\nsleep {VIEWER_SECONDS}\ncp "$1" "{shown}"\n')
+    viewer = Viewer(tmp_path / "release", tmp_path / "shown.png")
+    polls = VIEWER_LIMIT_SECONDS * 20
+    (bin_dir / "xdg-open").write_text(
+        f'#!/bin/sh\nn=0\nwhile [ ! -e "{viewer.release}" ] && [ $n -lt {polls} ]; do sleep 0.05; n=$((n+1)); done\n'
+        f'cp "$1" "{viewer.shown}"\n')
     (bin_dir / "xdg-open").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setattr(ImageShow, "_viewers", list(ImageShow._viewers))  # restored after the test
     ImageShow.register(ImageShow.XDGViewer(), 0)
-    return shown
+    started = []
+
+    def popen(*args, **kwargs):
+        started.append(subprocess_popen(*args, **kwargs))
+        return started[-1]
+
+    subprocess_popen = subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    yield viewer
+    viewer.release.touch()
+    for proc in started:
+        proc.wait(timeout=VIEWER_LIMIT_SECONDS + 5)
 
 
-def _show_and_time(image, shown):
-    """image.show(); the seconds it took, and the pixels the viewer was given once it had shown them."""
-    start = time.monotonic()
+def _show(image, viewer: Viewer):
+    """image.show(), then release the viewer: True when show() had returned while the viewer was
+    still open, and the pixels the viewer was given."""
     image.show()
-    elapsed = time.monotonic() - start
-    assert not shown.exists(), "the viewer had finished before show() returned"
-    deadline = time.monotonic() + VIEWER_SECONDS + 20
-    while not shown.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert shown.exists(), "the viewer never received the image"
-    time.sleep(0.2)  # let cp finish writing
-    with Image.open(shown) as received:
-        return elapsed, _pixels(received.convert("RGB"))
+    returned_while_open = not viewer.shown.exists()
+    viewer.release.touch()
+    deadline = time.monotonic() + VIEWER_LIMIT_SECONDS + 5
+    while not viewer.shown.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert viewer.shown.exists(), "the viewer never received the image"
+    for _ in range(100):  # cp may still be writing
+        try:
+            with Image.open(viewer.shown) as received:
+                return returned_while_open, _pixels(received.convert("RGB"))
+        except (OSError, SyntaxError):
+            time.sleep(0.02)
+    pytest.fail(f"the viewer's copy {viewer.shown} never became a readable image")
 
 
 @pytest.mark.claim("tv.pil-show-nonblocking", decides="holds")
@@ -423,8 +455,8 @@ def test_image_show_returns_while_the_viewer_is_still_showing_the_image(rgb_imag
     path = tmp_path / "picture.png"
     rgb_image.save(path)
     image = Image.open(path)  # the note's Image.open(path)
-    elapsed, received = _show_and_time(image, stand_in_viewer)
-    assert elapsed < VIEWER_SECONDS - 1, f"show() took {elapsed:.2f} s: it waited for the viewer"
+    returned_while_open, received = _show(image, stand_in_viewer)
+    assert returned_while_open, "show() returned only after the viewer had closed: it waited for the viewer"
     assert np.array_equal(received, rgb_array), "the viewer was given other pixels"
 
 
@@ -444,7 +476,7 @@ def test_to_pil_image_of_an_image_tensor_is_an_image_that_show_displays(rgb_imag
     image = T.ToPILImage()(image_tensor)  # the note's line
     assert isinstance(image, Image.Image) and image.mode == "RGB" and image.size == rgb_image.size
     assert np.array_equal(_pixels(image), rgb_array), "ToPILImage(ToTensor(image)) changed the pixels"
-    elapsed, received = _show_and_time(image, stand_in_viewer)
+    _, received = _show(image, stand_in_viewer)
     assert np.array_equal(received, rgb_array), "the viewer was given other pixels"
 
 
