@@ -6,7 +6,8 @@ A claim's test declares its role on the marker, `@pytest.mark.claim("ID", decide
     left-out  a condition the note leaves out, where its statement fails (the second half of partly)
     wrong     the case the note states is wrong: the test asserts the true behaviour instead
     by-version  the test asserts each side of the claim's version boundary: what the range of the
-              torch it ran on states (`holds` under a holds range, `wrong` under a refuted one)
+              torch it ran on states (`holds` under a holds or a partly range, `wrong` under a
+              refuted one)
 
 `half="holding"` / `half="failing"` on a partly claim's tests mean `holds` / `left-out`; the report
 lists each half's tests under either spelling (session.claim_halves).
@@ -33,10 +34,13 @@ import pathlib
 
 ROLES = ("holds", "left-out", "wrong", "by-version")
 HALF_ROLE = {"holding": "holds", "failing": "left-out"}  # claim(..., half=...) -> role
-ROLE_HALF = {role: half for half, role in HALF_ROLE.items()}  # decides= on a partly claim's test -> its half
+# decides= on a partly claim's test -> its half (a by-version test shows the holding half of a partly range)
+ROLE_HALF = {**{role: half for half, role in HALF_ROLE.items()}, "by-version": "holding"}
 NEEDED = {"holds": ("holds",), "refuted": ("wrong",), "partly": ("holds", "left-out")}  # standing -> passed roles
 DEFAULT = {"holds": "holds"}  # standing -> role of a test that declares none: it only ever confirms
-BY_VERSION = {"holds": "holds", "refuted": "wrong", "partly": None}  # decides="by-version", per range
+# decides="by-version", per range: the test asserts what the range states; under a partly range that
+# is the stated case still working (its failing half is a left-out test's)
+BY_VERSION = {"holds": "holds", "refuted": "wrong", "partly": "holds"}
 SAYS = {"holds": "the stated case (or a true part of it) holds", "left-out": "a condition the note leaves out fails",
         "wrong": "the stated case is wrong"}
 

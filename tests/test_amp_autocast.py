@@ -148,7 +148,7 @@ def test_cuda_amp_autocast_and_torch_autocast_cuda_compute_the_same(cuda_device)
 
 
 @pytest.mark.claim("amp.float16-half", decides="left-out")
-@pytest.mark.needs(min_torch=CUDA_AMP_DEPRECATED_SINCE)
+@pytest.mark.needs(gpus=1, min_torch=CUDA_AMP_DEPRECATED_SINCE)  # a GPU decides the claim
 def test_note_000s_torch_cuda_amp_autocast_warns_future_deprecation_from_2_4():
     # note 000 names the torch.cuda.amp namespace; its autocast is deprecated from 2.4
     with pytest.warns(FutureWarning, match=r"torch\.cuda\.amp\.autocast.*deprecated.*torch\.amp\.autocast\('cuda'"):

@@ -77,7 +77,15 @@ class Project:
         for topic, lines in by_topic.items():
             (self.root / "tests" / "claims" / f"{topic}.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
         (self.root / "tests" / "test_x.py").write_text("".join(
-            f"def test_{slug(cid)}():\n    {body}\n\n\n" for cid, body in self.bodies.items()), encoding="utf-8")
+            f"{self.role_marker(cid)}def test_{slug(cid)}():\n    {body}\n\n\n" for cid, body in self.bodies.items()),
+            encoding="utf-8")
+
+    def role_marker(self, cid) -> str:
+        """A claim that stands refuted in some range: its test asserts what each range states (a test
+        that declares no role only confirms, harness/roles.py)."""
+        standing = self.claims[cid]["standing"]
+        verdicts_ = {standing} if isinstance(standing, str) else {v for v, *_ in standing}
+        return f'@pytest.mark.claim({cid!r}, decides="by-version")\n' if "refuted" in verdicts_ else ""
 
     @property
     def inv(self):

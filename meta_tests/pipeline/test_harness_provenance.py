@@ -154,7 +154,7 @@ def _report(tmp_path, inv, record_extra):
     _hashes(tmp_path, MODULE)
     nodeid = "tests/test_m.py::test_other"
     record = {"claims": ["t.a"], "outcome": "passed", "reason": None, "figures": [], "kind": {},
-              **record_extra(nodeid)}
+              "decides": {"t.a": "wrong"}, **record_extra(nodeid)}
     doc = report.build(inv, tests={nodeid: record}, environment={"torch": "2.14.1"}, runs=[], rootdir=tmp_path)
     return doc["claims"][0], doc["summary"]
 

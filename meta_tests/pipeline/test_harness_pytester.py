@@ -85,7 +85,7 @@ import pytest
 def test_holds():
     pass
 
-@pytest.mark.claim("x.refuted")
+@pytest.mark.claim("x.refuted", decides="wrong")
 def test_refuted():
     pass
 

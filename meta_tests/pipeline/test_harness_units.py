@@ -102,9 +102,11 @@ def ranged_claim(tmp_path, decided_by="cpu"):
     return inventory.load(write_inventory(tmp_path, body))["t.a"]
 
 
-def rec(outcome, reason=None, inconclusive=None, nodeid="t.py::test_x", role="deciding", device="cpu"):
+def rec(outcome, reason=None, inconclusive=None, nodeid="t.py::test_x", role="deciding", device="cpu",
+        decides="by-version"):
+    """A test record of the ranged claim: its test asserts each side of the boundary (by-version)."""
     return {"nodeid": nodeid, "outcome": outcome, "reason": reason, "inconclusive": inconclusive, "role": role,
-            "device": device}
+            "device": device, "decides": decides}
 
 
 NO_GPU = "needs a CUDA GPU (found 0: no GPU)"
@@ -222,7 +224,8 @@ def test_report_build_counts_every_claim_and_carries_corrections(tmp_path):
         '["cpu"]\n', '["cpu"]\nstanding = "refuted"\ncorrection = "the truth"\n')))
     doc = report.build(
         inv,
-        tests={"t.py::test_a": record(["t.a"], "passed", figures=[{"name": "speedup", "value": 2.5, "unit": "x"}])},
+        tests={"t.py::test_a": record(["t.a"], "passed", figures=[{"name": "speedup", "value": 2.5, "unit": "x"}],
+                                      decides={"t.a": "wrong"})},
         environment={"torch": "2.14.1"},
         runs=[{"args": []}],
     )
@@ -231,7 +234,7 @@ def test_report_build_counts_every_claim_and_carries_corrections(tmp_path):
     assert by_id["t.a"]["correction"] == "the truth"
     assert by_id["t.a"]["figures"][0]["value"] == 2.5
     assert by_id["t.a"]["tests"] == [{"nodeid": "t.py::test_a", "outcome": "passed", "reason": None,
-                                      "role": "deciding", "device": "cpu"}]
+                                      "role": "deciding", "device": "cpu", "decides": "wrong"}]
     assert by_id["t.b"]["verdict"] == "untested"
     assert doc["summary"]["refuted"] == 1
     assert doc["summary"]["untested"] == 1
