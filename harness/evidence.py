@@ -169,6 +169,14 @@ class Selection:
         return " ".join(kept) or "(all)"
 
 
+def still_incomplete(runs: list[Run], tests: dict[str, TestRecord]) -> list[int]:
+    """The indices of the runs recorded as stopped before their end (`"complete": false`) whose
+    evidence still stands: a run every record of which a later run replaced (a complete rerun)
+    leaves nothing behind that it did not reach, and no longer makes the report incomplete."""
+    standing = {t.get("run") for t in tests.values()}
+    return [i for i, r in enumerate(runs) if r.get("complete") is False and i in standing]
+
+
 def not_selected(runs: list[Run]) -> str:
     """Why a deselected test did not run, the same whichever run came last: the selections of all
     the runs in the report (not only the run that deselected it)."""

@@ -3,6 +3,7 @@
 with the one formatter of measured figures (figure_text(), figures_text()) that the matrix uses too."""
 from __future__ import annotations
 
+from harness.evidence import still_incomplete
 from harness.verdicts import SKIPPED, WITH_CORRECTION, named_tests, shown_text, test_name
 
 
@@ -28,10 +29,9 @@ def summary_lines(doc: dict) -> list[str]:
     failed = [c["id"] for c in doc["claims"] if c["verdict"] == "failed"]
     if failed:
         lines.append("  failed: " + ", ".join(failed))
-    for i, run in enumerate(runs):
-        if run.get("complete") is False:
-            why = run.get("incomplete") or "did not run to its end"
-            lines.append(f"  incomplete run {i + 1} of {len(runs)}: {why}")
+    for i in still_incomplete(runs, doc.get("tests") or {}):
+        why = runs[i].get("incomplete") or "did not run to its end"
+        lines.append(f"  incomplete run {i + 1} of {len(runs)}: {why}")
     return lines
 
 
@@ -104,6 +104,7 @@ def _evidence(c: dict) -> str:
 def render_markdown(doc: dict) -> str:
     env = doc["environment"]
     runs = doc.get("runs") or []
+    stopped = still_incomplete(runs, doc.get("tests") or {})
     out = [
         "# Claims report",
         "",
@@ -111,8 +112,9 @@ def render_markdown(doc: dict) -> str:
         "",
         *[f"- `pytest {' '.join(r.get('args', []))}` ({r.get('executed', '?')} claim-linked tests executed, "
           f"finished {r.get('finished', '?')})"
-          + (f" **incomplete**: {r.get('incomplete') or 'did not run to its end'}" if r.get("complete") is False
-             else "") for r in runs],
+          + (f" **incomplete**: {r.get('incomplete') or 'did not run to its end'}" if i in stopped
+             else " (stopped early; a later run replaced all of its evidence)" if r.get("complete") is False
+             else "") for i, r in enumerate(runs)],
         "",
         f"torch {env.get('torch')} · torchvision {env.get('torchvision')} · Python {env.get('python')} · "
         f"{env.get('platform')} · machine {env.get('machine')} · device: {env.get('device')} "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import os
 import pathlib
 import signal
 import threading
@@ -28,11 +27,9 @@ def report_path(config) -> pathlib.Path:
         path = pathlib.Path(config.invocation_params.dir) / path
     if path.is_dir():
         raise pytest.UsageError(f"--claims-report {path}: is a folder; name a file, e.g. {path / 'claims.json'}")
-    folder = next(p for p in path.parents if p.exists())  # the nearest existing folder (or file) above it
-    if not folder.is_dir():
-        raise pytest.UsageError(f"--claims-report {path}: cannot be written: {folder} is not a folder")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise pytest.UsageError(f"--claims-report {path}: cannot be written (no write permission in {folder})")
+    why = storage.check_writable(path)
+    if why:
+        raise pytest.UsageError(f"--claims-report {path}: cannot be written: {why}")
     return path
 
 
@@ -112,6 +109,7 @@ class ClaimsRun:
         self.lost_workers: list[str] = []  # xdist workers that went down with an error
         self.hashing: threading.Thread | None = None  # xdist controller: provenance.warm in the background
         self.as_collected: dict[str, str | None] = {}  # node ID -> its source hash when the run collected it
+        self.finished = 0  # tests finished (where an interrupted run stopped: "N of M collected tests finished")
         self.running: dict[str, None] = {}  # node IDs started and not finished (where an interrupted run stopped)
         self.signalled: str | None = None  # the signal that interrupted the run, when it was one we caught
         self._sigterm_before = None
@@ -250,6 +248,7 @@ class ClaimsRun:
 
     def pytest_runtest_logfinish(self, nodeid, location):
         self.running.pop(nodeid, None)
+        self.finished += 1  # every test that finished, claim-linked or not, passed, failed or skipped
 
     def pytest_runtest_logreport(self, report):
         ids = next((v for k, v in report.user_properties if k == "claims"), None)
@@ -303,12 +302,25 @@ class ClaimsRun:
         try:
             with storage.locked(path), self._signals_held() as held:
                 self.written = self._merge_and_write(session, exitstatus, ran, path)
-        except storage.ReportLocked as exc:
-            self.unchanged = str(exc)
+        except (storage.ReportLocked, OSError) as exc:
+            # one line, naming the report and why; the run's evidence is kept in a file of its own
+            why = str(exc) if isinstance(exc, storage.ReportLocked) else f"{type(exc).__name__}: {exc}"
+            self.unchanged = f"{path}: {why}; {self._keep_unwritten(exitstatus, ran, path)}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
         if held:
             session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+    def _keep_unwritten(self, exitstatus, ran: dict, path: pathlib.Path) -> str:
+        """This run's evidence, in a file beside the report (or in the temporary folder) when the
+        report could not be written: what the run found is not lost with the write."""
+        tests = {n: {**t, **self._stamp(n, t["claims"]), "run": 0} for n, t in ran.items()}
+        doc = {"schema": evidence.SCHEMA, "not_merged_into": str(path), "environment": self.environment or {},
+               "runs": [self._run_entry(exitstatus, ran, None)], "tests": dict(sorted(tests.items()))}
+        try:
+            return f"this run's evidence is kept in {storage.keep_unwritten(doc, path)}"
+        except OSError as exc:
+            return f"this run's evidence could not be kept either ({exc})"
 
     @contextlib.contextmanager
     def _signals_held(self):
@@ -346,11 +358,15 @@ class ClaimsRun:
         stopped = self._stopped(session, exitstatus, ran)
         if stopped:
             new.update(self._unreached(session, new, stopped))
+        swept = storage.sweep(path)
         previous, why_not = storage.load_previous(path, environment)
         if previous is not None:  # the libraries of the earlier runs' evidence stay named
             environment["libraries"] = {**((previous.get("environment") or {}).get("libraries") or {}),
                                         **(environment.get("libraries") or {})}
         notes = []
+        if swept:
+            notes.append(f"removed {len(swept)} temporary file(s) that a write of the report killed half-way left: "
+                         + ", ".join(p.name for p in swept))
         if why_not:
             notes.append(f"the earlier report was moved aside to {storage.aside(path)}: {why_not}")
         tests, runs = report.merge(previous, new, self.collected, rootdir=root, narrowed=self._narrowed())
@@ -427,8 +443,7 @@ class ClaimsRun:
         why += [f"worker lost: {w}" for w in self.lost_workers]
         if not why:
             return None
-        finished = sum(1 for t in ran.values() if t["outcome"] in verdicts.EXECUTED)
-        where = f"{finished} of {session.testscollected} collected tests finished"
+        where = f"{self.finished} of {session.testscollected} collected tests finished"
         if self.running:
             running = list(self.running)
             where += "; running then: " + ", ".join(running[:5]) + (f" and {len(running) - 5} more"
