@@ -5,6 +5,8 @@
 - `Run`: one pytest run of a report (`runs`), and `Selection`: what that run selected, described
   once for every text that names it;
 - `TestEntry` and `ClaimEntry`: a claim of a built report (`claims`), with its tests' rows;
+- `Environment`: the machine and libraries a report's runs had (harness/probe.py);
+- `ClaimsReport`: the whole claims report (harness/report.py's build());
 - replaces(): the one rule by which later evidence of a test replaces earlier evidence, used
   where a run is added to its report (report.merge) and where the matrix merges the reports of a
   column (harness/matrix/column_evidence.py);
@@ -15,7 +17,7 @@ The types are TypedDicts: the JSON on disk is these dicts, key for key (report.S
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 from harness.verdicts import EXECUTED
 
@@ -80,7 +82,9 @@ class TestEntry(TypedDict, total=False):
     decides: str
 
 
-class ClaimEntry(TypedDict):
+class ClaimEntry(TypedDict, total=False):
+    """A claim of a built report; every key is written by report.build(), and a report of an
+    earlier layout may lack one (`causes`), so readers use .get() for those."""
     id: str
     topic: str
     claim: str
@@ -98,6 +102,40 @@ class ClaimEntry(TypedDict):
     supporting: str | None
     tests: list[TestEntry]
     figures: list[dict]  # Figure with "test": its node ID
+
+
+class Environment(TypedDict, total=False):
+    """The environment of a report's runs (harness/probe.py's environment()); same fingerprint,
+    same environment: the runs add up in one report."""
+    torch: str
+    torchvision: str | None
+    numpy: str
+    python: str
+    platform: str
+    machine: str
+    cuda_available: bool
+    gpu_count: int
+    gpu_names: list[str]
+    cuda_version: str | None
+    cuda_status: str
+    device: str
+    libraries: dict[str, str]  # optional module -> its distribution's version
+    gpu_preflight: dict[str, Any]  # GPU machines only: driver, compute and MIG mode, clocks, ...
+    cudnn_version: str | None  # GPU machines only
+    nccl_version: str | None  # GPU machines only
+    fingerprint: str
+
+
+class ClaimsReport(TypedDict):
+    """reports/claims.json as report.build() writes it (its layout: harness/report.py's docstring)."""
+    schema: int
+    generated: str
+    environment: Environment
+    runs: list[Run]
+    titles: dict[str, str]
+    summary: dict[str, int]
+    claims: list[ClaimEntry]
+    tests: dict[str, TestRecord]
 
 
 def record(claims: list[str], kind: Kind, *, outcome: str | None = None, reason: str | None = None,

@@ -334,7 +334,7 @@ def pin(inv=None, notes: Notes | None = None) -> dict[str, str]:
 
 def uncovered(inv, notes: Notes, note: str) -> list[tuple[int, int]]:
     """Runs of non-blank lines of `note` that no locator cites."""
-    cited = set()
+    cited: set[int] = set()
     for claim in inv.claims.values():
         for raw in claim.at:
             loc = parse(raw)

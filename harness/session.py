@@ -37,7 +37,7 @@ def claim_halves(item, inv=None) -> dict[str, str]:
     """{claim ID: "holding" / "failing"} from the test's claim(..., half=...) markers, and, given the
     inventory, from `decides="holds"` / `"left-out"` on a claim that is partly in some version:
     the two spellings of a half are one (harness/roles.py)."""
-    halves = {}
+    halves: dict[str, str] = {}
     for mark in item.iter_markers("claim"):
         half = mark.kwargs.get("half")
         if half is None and inv is not None:
@@ -63,7 +63,7 @@ def claim_ids(item) -> list[str]:
     return ids
 
 
-def evidence_kind(item) -> dict:
+def evidence_kind(item) -> evidence.Kind:
     """What a test needs, as the report uses it to tell deciding from supporting evidence."""
     needs = item.stash.get(NEEDS_KEY, None) or {}
     return {
@@ -103,7 +103,7 @@ class ClaimsRun:
         self.tests: dict[str, evidence.TestRecord] = {}  # this run's evidence, by node ID
         self.deselected: dict[str, evidence.TestRecord] = {}  # the tests -m / --claim / -k left out
         self.collected: set[str] = set()  # claim-linked node IDs this run collected (selected or not)
-        self.environment: dict | None = None
+        self.environment: evidence.Environment | None = None
         self.written = None  # (doc, path, notes) once the report is written
         self.unchanged: str | None = None  # why this run left the report as it was
         self.lost_workers: list[str] = []  # xdist workers that went down with an error
@@ -314,7 +314,9 @@ class ClaimsRun:
     def _keep_unwritten(self, exitstatus, ran: dict, path: pathlib.Path) -> str:
         """This run's evidence, in a file beside the report (or in the temporary folder) when the
         report could not be written: what the run found is not lost with the write."""
-        tests = {n: {**t, **self._stamp(n, t["claims"]), "run": 0} for n, t in ran.items()}
+        tests = {n: self._stamped(n, t) for n, t in ran.items()}
+        for t in tests.values():
+            t["run"] = 0
         doc = {"schema": evidence.SCHEMA, "not_merged_into": str(path), "environment": self.environment or {},
                "runs": [self._run_entry(exitstatus, ran, None)], "tests": dict(sorted(tests.items()))}
         try:
@@ -352,7 +354,7 @@ class ClaimsRun:
         root = self.config.rootpath
         if self.hashing is not None:
             self.hashing.join()  # its results are self.as_collected: no file parsed twice
-        new = {n: {**t, **self._stamp(n, t["claims"])} for n, t in ran.items()}
+        new = {n: self._stamped(n, t) for n, t in ran.items()}
         for nodeid, d in self.deselected.items():
             new.setdefault(nodeid, d)
         stopped = self._stopped(session, exitstatus, ran)
@@ -389,19 +391,17 @@ class ClaimsRun:
         )
         if self.config.option.keyword:
             run["keyword"] = self.config.option.keyword
-        run.update(
-            finished=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            executed=sum(1 for t in ran.values() if t["outcome"] in verdicts.EXECUTED),
-            skipped=sum(1 for t in ran.values() if t["outcome"] == "skipped"),
-            exitstatus=int(exitstatus),
-            # interrupted, stopped early (-x, --maxfail) or a worker lost: what it did not reach is missing
-            complete=not stopped,
-        )
+        run["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        run["executed"] = sum(1 for t in ran.values() if t["outcome"] in verdicts.EXECUTED)
+        run["skipped"] = sum(1 for t in ran.values() if t["outcome"] == "skipped")
+        run["exitstatus"] = int(exitstatus)
+        # interrupted, stopped early (-x, --maxfail) or a worker lost: what it did not reach is missing
+        run["complete"] = not stopped
         if stopped:
             run["incomplete"] = stopped
         return run
 
-    def _unreached(self, session, new: dict, stopped: str) -> dict[str, dict]:
+    def _unreached(self, session, new: dict[str, evidence.TestRecord], stopped: str) -> dict[str, evidence.TestRecord]:
         """The claim-linked tests a stopped run collected but never finished, as skips that say so: a
         claim whose cases must all pass (a benchmark panel's `covered_by`) then reads not-run or
         inconclusive, never decided by the cases that happened to run first. A skip never undoes an
@@ -412,7 +412,7 @@ class ClaimsRun:
             ids = claim_ids(item)
             if ids and item.nodeid not in new:
                 rec = self._record(item, outcome="skipped", reason=f"not reached: the run stopped early ({stopped})")
-                out[item.nodeid] = {**rec, **self._stamp(item.nodeid, ids)}
+                out[item.nodeid] = self._stamped(item.nodeid, rec)
         return out
 
     def _record(self, item, *, outcome: str, reason: str) -> evidence.TestRecord:
@@ -421,9 +421,14 @@ class ClaimsRun:
         return evidence.record(claim_ids(item), evidence_kind(item), outcome=outcome, reason=reason,
                                halves=claim_halves(item, self.inventory), decides=claim_roles(item))
 
-    def _stamp(self, nodeid: str, ids: list[str]) -> dict:
-        """The provenance of a test's evidence: its source as this run collected it, its claims as they are."""
-        return provenance.stamp(self.config.rootpath, self.inventory, nodeid, ids, self.as_collected.get(nodeid))
+    def _stamped(self, nodeid: str, rec: evidence.TestRecord) -> evidence.TestRecord:
+        """A copy of `rec` with its provenance: the test's source as this run collected it, its claims
+        as they are."""
+        stamp = provenance.stamp(self.config.rootpath, self.inventory, nodeid, rec["claims"],
+                                 self.as_collected.get(nodeid))
+        out = rec.copy()
+        out["source_hash"], out["claims_hash"] = stamp["source_hash"], stamp["claims_hash"]
+        return out
 
     def _libs(self, items) -> list[str]:
         """The optional modules that the collected claim-linked tests need (selected or not)."""

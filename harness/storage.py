@@ -13,15 +13,17 @@ import json
 import os
 import pathlib
 import tempfile
+from collections.abc import Mapping
+from typing import Any
 
 import filelock
 
-from harness.evidence import MERGEABLE_SCHEMAS
+from harness.evidence import MERGEABLE_SCHEMAS, Environment
 
 LOCK_TIMEOUT_S = 300  # a run waits this long for another run's read-merge-write of the same report
 
 
-def load_previous(path: pathlib.Path, environment: dict) -> tuple[dict | None, str | None]:
+def load_previous(path: pathlib.Path, environment: Environment) -> tuple[dict | None, str | None]:
     """(the report at `path` if this run may add to it, else None; why not, if it exists).
 
     A report this run cannot add to — unreadable, of an unknown schema, or of another environment
@@ -100,7 +102,7 @@ def write_atomic(path: pathlib.Path, text: str) -> None:
         raise
 
 
-def write(doc: dict, path: pathlib.Path, markdown: str) -> None:
+def write(doc: Mapping[str, Any], path: pathlib.Path, markdown: str) -> None:
     """The JSON report and its Markdown (`markdown`, rendered from `doc`) beside it, each written
     atomically (JSON first: it is the evidence)."""
     write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
@@ -122,7 +124,7 @@ def sweep(path: pathlib.Path) -> list[pathlib.Path]:
     return out
 
 
-def keep_unwritten(doc: dict, path: pathlib.Path, now: datetime.datetime | None = None) -> pathlib.Path:
+def keep_unwritten(doc: Mapping[str, Any], path: pathlib.Path, now: datetime.datetime | None = None) -> pathlib.Path:
     """Write `doc` (a run's evidence whose report at `path` could not be written) beside the
     report, else in the temporary folder, as claims.2026-11-24T10-00-00.unwritten.aside.json (the
     matrix's report globs skip *.aside.json; name the file to read it); returns where it went.
