@@ -11,15 +11,24 @@
   where a run is added to its report (report.merge) and where the matrix merges the reports of a
   column (harness/matrix/column_evidence.py);
 - `Note`: one labelled part of the text behind a verdict ("correction", "not run", ...), kept
-  apart until it is rendered.
+  apart until it is rendered;
+- the words of a record's outcome (RED, EXECUTED, SKIPPED, STALE) and the reason stale evidence
+  gives (STALE_REASON), which harness/verdicts.py and harness/provenance.py use from here.
 
-The types are TypedDicts: the JSON on disk is these dicts, key for key (report.SCHEMA)."""
+The types are TypedDicts: the JSON on disk is these dicts, key for key (report.SCHEMA). This is the
+floor of harness/: it imports nothing from it (meta_tests/pipeline/test_harness_units.py reads every
+import of the package and holds its graph to one way)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypedDict
 
-from harness.verdicts import EXECUTED
+# a test record's outcome
+RED = {"failed", "error", "xfailed", "xpassed"}
+EXECUTED = RED | {"passed"}
+SKIPPED = {"skipped", "deselected", None}
+STALE = "stale"  # an executed test whose source or claim changed since it ran (harness/provenance.py)
+STALE_REASON = "evidence from an older version of the test or claim: rerun"
 
 SCHEMA = 3  # the layout of a claims report (harness/report.py's docstring)
 MERGEABLE_SCHEMAS = (2, SCHEMA)  # older schemas whose evidence records this one still reads

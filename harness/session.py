@@ -375,8 +375,8 @@ class ClaimsRun:
         dropped = sorted(set((previous or {}).get("tests") or {}) - set(tests))
         if dropped:  # said, never silent: a renamed test's evidence goes with them
             notes.append(f"the earlier evidence of {len(dropped)} test(s) that no longer exist was dropped, e.g. "
-                         f"{dropped[0]} (a test renamed or moved keeps its evidence when `python -m harness.provenance "
-                         "rename OLD NEW REPORT` runs before the next pytest run)")
+                         f"{dropped[0]} (a test renamed or moved keeps its evidence when "
+                         "`python -m harness.evidence_files rename OLD NEW REPORT` runs before the next pytest run)")
         runs = runs + [self._run_entry(exitstatus, ran, stopped)]
         doc = report.build(self.inventory, tests=tests, environment=environment, runs=runs, rootdir=root)
         storage.write(doc, path, rendering.render_markdown(doc))

@@ -162,3 +162,13 @@ def check_writable(path: pathlib.Path) -> str | None:
     os.close(fd)
     pathlib.Path(probe).unlink(missing_ok=True)
     return None
+
+
+def dump_evidence(doc: Mapping[str, Any]) -> str:
+    """A column's committed evidence (docs/matrix/reports/*.json) as its bytes: JSON with one line per
+    test (small diffs when a column's evidence changes); a claims report is json.dumps(indent=1)."""
+    head = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False, sort_keys=True)}" for k, v in doc.items()
+            if k != "tests"]
+    tests = [f"  {json.dumps(n, ensure_ascii=False)}: {json.dumps(t, ensure_ascii=False, sort_keys=True)}"
+             for n, t in doc["tests"].items()]
+    return "{\n" + ",\n".join(head + [' "tests": {\n' + ",\n".join(tests) + "\n }"]) + "\n}\n"

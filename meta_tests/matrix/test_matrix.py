@@ -512,7 +512,7 @@ def test_the_evidence_of_a_deleted_test_file_is_dropped_and_said(proj, capsys):
     assert proj.main(path) == 0
     err = capsys.readouterr().err
     assert "2.6.0: the evidence of 1 test(s) whose file or function no longer exists is dropped" in err
-    assert "python -m harness.provenance rename" in err, "the note names the remedy for a renamed test"
+    assert "python -m harness.evidence_files rename" in err, "the note names the remedy for a renamed test"
     committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
     assert list(committed["tests"]) == ["tests/test_x.py::test_optim_a"]
 

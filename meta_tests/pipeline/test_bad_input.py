@@ -62,7 +62,7 @@ def test_claim_with_no_ids_is_a_usage_error(tmp_path, value):
 @pytest.mark.parametrize("damage", ["missing", "truncated", "not-a-report"])
 @pytest.mark.parametrize("command", ["rekey", "rename"])
 def test_provenance_on_a_missing_or_truncated_file_is_one_line_exit_2(tmp_path, damage, command):
-    """Fault 6: red where `python -m harness.provenance rekey` on such a file ends in a traceback
+    """Fault 6: red where `python -m harness.evidence_files rekey` on such a file ends in a traceback
     (or, for a missing file, makes its folder and a .lock file)."""
     path = tmp_path / "gone" / "claims.json" if damage == "missing" else tmp_path / "claims.json"
     if damage == "truncated":
@@ -70,13 +70,13 @@ def test_provenance_on_a_missing_or_truncated_file_is_one_line_exit_2(tmp_path, 
     elif damage == "not-a-report":
         path.write_text("[1, 2]")
     args = ["rekey", str(path)] if command == "rekey" else ["rename", "tests/a.py", "tests/b.py", str(path)]
-    proc = subprocess.run([sys.executable, "-m", "harness.provenance", *args], cwd=ROOT, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "harness.evidence_files", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert "Traceback" not in proc.stderr, proc.stderr
     assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith(f"python -m harness.provenance {command}: {path}: "), lines
+    assert lines[0].startswith(f"python -m harness.evidence_files {command}: {path}: "), lines
     assert not (tmp_path / "gone").exists(), "a missing file's folder was made"
 
 
