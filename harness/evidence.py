@@ -5,19 +5,30 @@
 - `Run`: one pytest run of a report (`runs`), and `Selection`: what that run selected, described
   once for every text that names it;
 - `TestEntry` and `ClaimEntry`: a claim of a built report (`claims`), with its tests' rows;
+- `Environment`: the machine and libraries a report's runs had (harness/probe.py);
+- `ClaimsReport`: the whole claims report (harness/report.py's build());
 - replaces(): the one rule by which later evidence of a test replaces earlier evidence, used
   where a run is added to its report (report.merge) and where the matrix merges the reports of a
   column (harness/matrix/column_evidence.py);
 - `Note`: one labelled part of the text behind a verdict ("correction", "not run", ...), kept
-  apart until it is rendered.
+  apart until it is rendered;
+- the words of a record's outcome (RED, EXECUTED, SKIPPED, STALE) and the reason stale evidence
+  gives (STALE_REASON), which harness/verdicts.py and harness/provenance.py use from here.
 
-The types are TypedDicts: the JSON on disk is these dicts, key for key (report.SCHEMA)."""
+The types are TypedDicts: the JSON on disk is these dicts, key for key (report.SCHEMA). This is the
+floor of harness/: it imports nothing from it (meta_tests/pipeline/test_harness_units.py reads every
+import of the package and holds its graph to one way)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
-from harness.verdicts import EXECUTED
+# a test record's outcome
+RED = {"failed", "error", "xfailed", "xpassed"}
+EXECUTED = RED | {"passed"}
+SKIPPED = {"skipped", "deselected", None}
+STALE = "stale"  # an executed test whose source or claim changed since it ran (harness/provenance.py)
+STALE_REASON = "evidence from an older version of the test or claim: rerun"
 
 SCHEMA = 3  # the layout of a claims report (harness/report.py's docstring)
 MERGEABLE_SCHEMAS = (2, SCHEMA)  # older schemas whose evidence records this one still reads
@@ -80,7 +91,9 @@ class TestEntry(TypedDict, total=False):
     decides: str
 
 
-class ClaimEntry(TypedDict):
+class ClaimEntry(TypedDict, total=False):
+    """A claim of a built report; every key is written by report.build(), and a report of an
+    earlier layout may lack one (`causes`), so readers use .get() for those."""
     id: str
     topic: str
     claim: str
@@ -99,6 +112,40 @@ class ClaimEntry(TypedDict):
     supporting: str | None
     tests: list[TestEntry]
     figures: list[dict]  # Figure with "test": its node ID
+
+
+class Environment(TypedDict, total=False):
+    """The environment of a report's runs (harness/probe.py's environment()); same fingerprint,
+    same environment: the runs add up in one report."""
+    torch: str
+    torchvision: str | None
+    numpy: str
+    python: str
+    platform: str
+    machine: str
+    cuda_available: bool
+    gpu_count: int
+    gpu_names: list[str]
+    cuda_version: str | None
+    cuda_status: str
+    device: str
+    libraries: dict[str, str]  # optional module -> its distribution's version
+    gpu_preflight: dict[str, Any]  # GPU machines only: driver, compute and MIG mode, clocks, ...
+    cudnn_version: str | None  # GPU machines only
+    nccl_version: str | None  # GPU machines only
+    fingerprint: str
+
+
+class ClaimsReport(TypedDict):
+    """reports/claims.json as report.build() writes it (its layout: harness/report.py's docstring)."""
+    schema: int
+    generated: str
+    environment: Environment
+    runs: list[Run]
+    titles: dict[str, str]
+    summary: dict[str, int]
+    claims: list[ClaimEntry]
+    tests: dict[str, TestRecord]
 
 
 def record(claims: list[str], kind: Kind, *, outcome: str | None = None, reason: str | None = None,
@@ -168,6 +215,14 @@ class Selection:
         kept = [a for i, a in enumerate(args)
                 if not (a.startswith("--claims-report") or (i and args[i - 1] == "--claims-report"))]
         return " ".join(kept) or "(all)"
+
+
+def still_incomplete(runs: list[Run], tests: dict[str, TestRecord]) -> list[int]:
+    """The indices of the runs recorded as stopped before their end (`"complete": false`) whose
+    evidence still stands: a run every record of which a later run replaced (a complete rerun)
+    leaves nothing behind that it did not reach, and no longer makes the report incomplete."""
+    standing = {t.get("run") for t in tests.values()}
+    return [i for i, r in enumerate(runs) if r.get("complete") is False and i in standing]
 
 
 def not_selected(runs: list[Run]) -> str:

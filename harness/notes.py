@@ -372,7 +372,7 @@ def left_out(folder: pathlib.Path = LEFT_OUT) -> list[LeftOut]:
 def uncovered(inv, notes: Notes, note: str, listed: list[LeftOut] | None = None) -> list[tuple[int, int]]:
     """Runs of non-blank lines of `note` that no locator cites (and, given `listed`, that no
     entry of the _uncited_*.toml files names either)."""
-    cited = set()
+    cited: set[int] = set()
     for claim in inv.claims.values():
         for raw in claim.at:
             loc = parse(raw)

@@ -3,10 +3,14 @@
 with the one formatter of measured figures (figure_text(), figures_text()) that the matrix uses too."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from harness.evidence import still_incomplete
 from harness.verdicts import SKIPPED, WITH_CORRECTION, named_tests, shown_text, test_name
 
 
-def summary_lines(doc: dict) -> list[str]:
+def summary_lines(doc: Mapping[str, Any]) -> list[str]:
     s = doc["summary"]
     parts = [f"{s['decided']} decided ({s['holds']} holds, {s.get('partly', 0)} partly, {s['refuted']} refuted"
              + (f", {s['inconclusive']} inconclusive" if s.get("inconclusive") else "") + ")",
@@ -28,17 +32,16 @@ def summary_lines(doc: dict) -> list[str]:
     failed = [c["id"] for c in doc["claims"] if c["verdict"] == "failed"]
     if failed:
         lines.append("  failed: " + ", ".join(failed))
-    for i, run in enumerate(runs):
-        if run.get("complete") is False:
-            why = run.get("incomplete") or "did not run to its end"
-            lines.append(f"  incomplete run {i + 1} of {len(runs)}: {why}")
+    for i in still_incomplete(runs, doc.get("tests") or {}):
+        stopped = runs[i].get("incomplete") or "did not run to its end"
+        lines.append(f"  incomplete run {i + 1} of {len(runs)}: {stopped}")
     return lines
 
 
 CLAIM_LINES_MAX = 5  # a run that executed tests of at most this many claims prints a line for each
 
 
-def claim_lines(doc: dict, ids: list[str]) -> list[str]:
+def claim_lines(doc: Mapping[str, Any], ids: list[str]) -> list[str]:
     """Per claim of `ids`: what the note says, line range by line range ("x.y · Note 003, lines
     140–144: “…”"), then one line with ID, verdict, the correction or the reason, and the tests
     that decided it by name (what a user who asked `--claim ID` wants to read)."""
@@ -83,13 +86,13 @@ def figure_text(f: dict) -> str:
     return text
 
 
-def numeric_figures(c: dict | None) -> list[dict]:
+def numeric_figures(c: Mapping[str, Any] | None) -> list[dict]:
     """The figures of a claim entry that have a number to show (a bool is not a measurement)."""
     return [f for f in (c or {}).get("figures") or []
             if isinstance(f.get("value"), (int, float)) and not isinstance(f.get("value"), bool)]
 
 
-def figures_text(c: dict | None) -> str:
+def figures_text(c: Mapping[str, Any] | None) -> str:
     """A claim's measured figures in one line: "float64 / float32 time = 1.91x ± 0.05; ..."."""
     return "; ".join(f"{f.get('name')} = {figure_text(f)}" for f in numeric_figures(c))
 
@@ -103,9 +106,10 @@ def _evidence(c: dict) -> str:
     return "; ".join(f"{k}: {named_tests(ts)}" for k, ts in groups.items()) or "none ran"
 
 
-def render_markdown(doc: dict) -> str:
+def render_markdown(doc: Mapping[str, Any]) -> str:
     env = doc["environment"]
     runs = doc.get("runs") or []
+    stopped = still_incomplete(runs, doc.get("tests") or {})
     out = [
         "# Claims report",
         "",
@@ -113,8 +117,9 @@ def render_markdown(doc: dict) -> str:
         "",
         *[f"- `pytest {' '.join(r.get('args', []))}` ({r.get('executed', '?')} claim-linked tests executed, "
           f"finished {r.get('finished', '?')})"
-          + (f" **incomplete**: {r.get('incomplete') or 'did not run to its end'}" if r.get("complete") is False
-             else "") for r in runs],
+          + (f" **incomplete**: {r.get('incomplete') or 'did not run to its end'}" if i in stopped
+             else " (stopped early; a later run replaced all of its evidence)" if r.get("complete") is False
+             else "") for i, r in enumerate(runs)],
         "",
         f"torch {env.get('torch')} · torchvision {env.get('torchvision')} · Python {env.get('python')} · "
         f"{env.get('platform')} · machine {env.get('machine')} · device: {env.get('device')} "
@@ -143,7 +148,7 @@ def render_markdown(doc: dict) -> str:
             for why in c.get("causes") or []:  # reports written before causes existed have none
                 note = f"{note + ' · ' if note else ''}{why['range']}, why: {why['cause']}"
             evidence = f"{_evidence(c)} (decided by {c['decided_by']})"
-            text = shown_text(c["claim"], c.get("added"), c.get("split_from"))
+            text = shown_text(c["claim"], bool(c.get("added")), c.get("split_from"))
             says = "<br>".join(f"{s['at']}: \u201c{s['says']}\u201d" for s in c.get("says") or [])
             out.append(f"| `{c['id']}` | {_cell(says)} | {_cell(text)} | **{c['verdict']}** | {_cell(note)} "
                        f"| {_cell(evidence)} |")

@@ -49,15 +49,17 @@ def marker_role(kwargs: dict) -> str | None:
     """The role a claim marker's keywords declare (decides= or half=), or None."""
     if "decides" in kwargs:
         return kwargs["decides"]
-    return HALF_ROLE.get(kwargs.get("half"))
+    half = kwargs.get("half")
+    return HALF_ROLE.get(half) if isinstance(half, str) else None
 
 
 def role_for(record: dict, standing_verdict: str | None) -> str | None:
     """A record's role under the standing of the torch it is judged for."""
-    declared = record.get("decides") or HALF_ROLE.get(record.get("half"))
+    half = record.get("half")
+    declared = record.get("decides") or (HALF_ROLE.get(half) if isinstance(half, str) else None)
     if declared == "by-version":
         return BY_VERSION.get(standing_verdict or "")
-    return declared or DEFAULT.get(standing_verdict or "")
+    return declared or (DEFAULT.get(standing_verdict) if standing_verdict is not None else None)
 
 
 def _markers(tree: ast.Module):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import os
 import pathlib
 import signal
 import threading
@@ -28,11 +27,9 @@ def report_path(config) -> pathlib.Path:
         path = pathlib.Path(config.invocation_params.dir) / path
     if path.is_dir():
         raise pytest.UsageError(f"--claims-report {path}: is a folder; name a file, e.g. {path / 'claims.json'}")
-    folder = next(p for p in path.parents if p.exists())  # the nearest existing folder (or file) above it
-    if not folder.is_dir():
-        raise pytest.UsageError(f"--claims-report {path}: cannot be written: {folder} is not a folder")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise pytest.UsageError(f"--claims-report {path}: cannot be written (no write permission in {folder})")
+    why = storage.check_writable(path)
+    if why:
+        raise pytest.UsageError(f"--claims-report {path}: cannot be written: {why}")
     return path
 
 
@@ -40,7 +37,7 @@ def claim_halves(item, inv=None) -> dict[str, str]:
     """{claim ID: "holding" / "failing"} from the test's claim(..., half=...) markers, and, given the
     inventory, from `decides="holds"` / `"left-out"` on a claim that is partly in some version:
     the two spellings of a half are one (harness/roles.py)."""
-    halves = {}
+    halves: dict[str, str] = {}
     for mark in item.iter_markers("claim"):
         half = mark.kwargs.get("half")
         if half is None and inv is not None:
@@ -66,7 +63,7 @@ def claim_ids(item) -> list[str]:
     return ids
 
 
-def evidence_kind(item) -> dict:
+def evidence_kind(item) -> evidence.Kind:
     """What a test needs, as the report uses it to tell deciding from supporting evidence."""
     needs = item.stash.get(NEEDS_KEY, None) or {}
     return {
@@ -106,12 +103,13 @@ class ClaimsRun:
         self.tests: dict[str, evidence.TestRecord] = {}  # this run's evidence, by node ID
         self.deselected: dict[str, evidence.TestRecord] = {}  # the tests -m / --claim / -k left out
         self.collected: set[str] = set()  # claim-linked node IDs this run collected (selected or not)
-        self.environment: dict | None = None
+        self.environment: evidence.Environment | None = None
         self.written = None  # (doc, path, notes) once the report is written
         self.unchanged: str | None = None  # why this run left the report as it was
         self.lost_workers: list[str] = []  # xdist workers that went down with an error
         self.hashing: threading.Thread | None = None  # xdist controller: provenance.warm in the background
         self.as_collected: dict[str, str | None] = {}  # node ID -> its source hash when the run collected it
+        self.finished = 0  # tests finished (where an interrupted run stopped: "N of M collected tests finished")
         self.running: dict[str, None] = {}  # node IDs started and not finished (where an interrupted run stopped)
         self.signalled: str | None = None  # the signal that interrupted the run, when it was one we caught
         self._sigterm_before = None
@@ -250,6 +248,7 @@ class ClaimsRun:
 
     def pytest_runtest_logfinish(self, nodeid, location):
         self.running.pop(nodeid, None)
+        self.finished += 1  # every test that finished, claim-linked or not, passed, failed or skipped
 
     def pytest_runtest_logreport(self, report):
         ids = next((v for k, v in report.user_properties if k == "claims"), None)
@@ -303,12 +302,27 @@ class ClaimsRun:
         try:
             with storage.locked(path), self._signals_held() as held:
                 self.written = self._merge_and_write(session, exitstatus, ran, path)
-        except storage.ReportLocked as exc:
-            self.unchanged = str(exc)
+        except (storage.ReportLocked, OSError) as exc:
+            # one line, naming the report and why; the run's evidence is kept in a file of its own
+            why = str(exc) if isinstance(exc, storage.ReportLocked) else f"{type(exc).__name__}: {exc}"
+            self.unchanged = f"{path}: {why}; {self._keep_unwritten(exitstatus, ran, path)}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
         if held:
             session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+    def _keep_unwritten(self, exitstatus, ran: dict, path: pathlib.Path) -> str:
+        """This run's evidence, in a file beside the report (or in the temporary folder) when the
+        report could not be written: what the run found is not lost with the write."""
+        tests = {n: self._stamped(n, t) for n, t in ran.items()}
+        for t in tests.values():
+            t["run"] = 0
+        doc = {"schema": evidence.SCHEMA, "not_merged_into": str(path), "environment": self.environment or {},
+               "runs": [self._run_entry(exitstatus, ran, None)], "tests": dict(sorted(tests.items()))}
+        try:
+            return f"this run's evidence is kept in {storage.keep_unwritten(doc, path)}"
+        except OSError as exc:
+            return f"this run's evidence could not be kept either ({exc})"
 
     @contextlib.contextmanager
     def _signals_held(self):
@@ -340,25 +354,29 @@ class ClaimsRun:
         root = self.config.rootpath
         if self.hashing is not None:
             self.hashing.join()  # its results are self.as_collected: no file parsed twice
-        new = {n: {**t, **self._stamp(n, t["claims"])} for n, t in ran.items()}
+        new = {n: self._stamped(n, t) for n, t in ran.items()}
         for nodeid, d in self.deselected.items():
             new.setdefault(nodeid, d)
         stopped = self._stopped(session, exitstatus, ran)
         if stopped:
             new.update(self._unreached(session, new, stopped))
+        swept = storage.sweep(path)
         previous, why_not = storage.load_previous(path, environment)
         if previous is not None:  # the libraries of the earlier runs' evidence stay named
             environment["libraries"] = {**((previous.get("environment") or {}).get("libraries") or {}),
                                         **(environment.get("libraries") or {})}
         notes = []
+        if swept:
+            notes.append(f"removed {len(swept)} temporary file(s) that a write of the report killed half-way left: "
+                         + ", ".join(p.name for p in swept))
         if why_not:
             notes.append(f"the earlier report was moved aside to {storage.aside(path)}: {why_not}")
         tests, runs = report.merge(previous, new, self.collected, rootdir=root, narrowed=self._narrowed())
         dropped = sorted(set((previous or {}).get("tests") or {}) - set(tests))
         if dropped:  # said, never silent: a renamed test's evidence goes with them
             notes.append(f"the earlier evidence of {len(dropped)} test(s) that no longer exist was dropped, e.g. "
-                         f"{dropped[0]} (a test renamed or moved keeps its evidence when `python -m harness.provenance "
-                         "rename OLD NEW REPORT` runs before the next pytest run)")
+                         f"{dropped[0]} (a test renamed or moved keeps its evidence when "
+                         "`python -m harness.evidence_files rename OLD NEW REPORT` runs before the next pytest run)")
         runs = runs + [self._run_entry(exitstatus, ran, stopped)]
         doc = report.build(self.inventory, tests=tests, environment=environment, runs=runs, rootdir=root)
         storage.write(doc, path, rendering.render_markdown(doc))
@@ -373,19 +391,17 @@ class ClaimsRun:
         )
         if self.config.option.keyword:
             run["keyword"] = self.config.option.keyword
-        run.update(
-            finished=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            executed=sum(1 for t in ran.values() if t["outcome"] in verdicts.EXECUTED),
-            skipped=sum(1 for t in ran.values() if t["outcome"] == "skipped"),
-            exitstatus=int(exitstatus),
-            # interrupted, stopped early (-x, --maxfail) or a worker lost: what it did not reach is missing
-            complete=not stopped,
-        )
+        run["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        run["executed"] = sum(1 for t in ran.values() if t["outcome"] in verdicts.EXECUTED)
+        run["skipped"] = sum(1 for t in ran.values() if t["outcome"] == "skipped")
+        run["exitstatus"] = int(exitstatus)
+        # interrupted, stopped early (-x, --maxfail) or a worker lost: what it did not reach is missing
+        run["complete"] = not stopped
         if stopped:
             run["incomplete"] = stopped
         return run
 
-    def _unreached(self, session, new: dict, stopped: str) -> dict[str, dict]:
+    def _unreached(self, session, new: dict[str, evidence.TestRecord], stopped: str) -> dict[str, evidence.TestRecord]:
         """The claim-linked tests a stopped run collected but never finished, as skips that say so: a
         claim whose cases must all pass (a benchmark panel's `covered_by`) then reads not-run or
         inconclusive, never decided by the cases that happened to run first. A skip never undoes an
@@ -396,7 +412,7 @@ class ClaimsRun:
             ids = claim_ids(item)
             if ids and item.nodeid not in new:
                 rec = self._record(item, outcome="skipped", reason=f"not reached: the run stopped early ({stopped})")
-                out[item.nodeid] = {**rec, **self._stamp(item.nodeid, ids)}
+                out[item.nodeid] = self._stamped(item.nodeid, rec)
         return out
 
     def _record(self, item, *, outcome: str, reason: str) -> evidence.TestRecord:
@@ -405,9 +421,14 @@ class ClaimsRun:
         return evidence.record(claim_ids(item), evidence_kind(item), outcome=outcome, reason=reason,
                                halves=claim_halves(item, self.inventory), decides=claim_roles(item))
 
-    def _stamp(self, nodeid: str, ids: list[str]) -> dict:
-        """The provenance of a test's evidence: its source as this run collected it, its claims as they are."""
-        return provenance.stamp(self.config.rootpath, self.inventory, nodeid, ids, self.as_collected.get(nodeid))
+    def _stamped(self, nodeid: str, rec: evidence.TestRecord) -> evidence.TestRecord:
+        """A copy of `rec` with its provenance: the test's source as this run collected it, its claims
+        as they are."""
+        stamp = provenance.stamp(self.config.rootpath, self.inventory, nodeid, rec["claims"],
+                                 self.as_collected.get(nodeid))
+        out = rec.copy()
+        out["source_hash"], out["claims_hash"] = stamp["source_hash"], stamp["claims_hash"]
+        return out
 
     def _libs(self, items) -> list[str]:
         """The optional modules that the collected claim-linked tests need (selected or not)."""
@@ -427,8 +448,7 @@ class ClaimsRun:
         why += [f"worker lost: {w}" for w in self.lost_workers]
         if not why:
             return None
-        finished = sum(1 for t in ran.values() if t["outcome"] in verdicts.EXECUTED)
-        where = f"{finished} of {session.testscollected} collected tests finished"
+        where = f"{self.finished} of {session.testscollected} collected tests finished"
         if self.running:
             running = list(self.running)
             where += "; running then: " + ", ".join(running[:5]) + (f" and {len(running) - 5} more"

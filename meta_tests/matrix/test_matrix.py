@@ -520,7 +520,7 @@ def test_the_evidence_of_a_deleted_test_file_is_dropped_and_said(proj, capsys):
     assert proj.main(path) == 0
     err = capsys.readouterr().err
     assert "2.6.0: the evidence of 1 test(s) whose file or function no longer exists is dropped" in err
-    assert "python -m harness.provenance rename" in err, "the note names the remedy for a renamed test"
+    assert "python -m harness.evidence_files rename" in err, "the note names the remedy for a renamed test"
     committed = json.loads((proj.root / "docs" / "matrix" / "reports" / "2.6.0.json").read_text())
     assert list(committed["tests"]) == ["tests/test_x.py::test_optim_a"]
 
@@ -906,3 +906,39 @@ def test_the_pages_changes_list_has_the_markdowns_rows_with_their_cause(proj):
     data = json.loads(page.split('<script type="application/json" id="diff-data">', 1)[1].split("</script>", 1)[0])
     assert next(r for r in data["rows"] if r["id"] == "optim.a")["causes"] == [
         [0, 1, "pytorch/pytorch#1: the default changed"]], "the diff view shows the cause too"
+
+
+def test_a_run_whose_evidence_a_later_run_replaced_is_not_named_so_the_committed_evidence_rebuilds_the_same_bytes(
+        proj):
+    """Issue 41, fault 6: a local report's run whose every record a later run replaced is not kept in
+    the committed evidence (evidence_doc()), so the column must not name it either ("run at",
+    "selection"): else a fresh clone, which has only the committed evidence, rebuilds other bytes
+    (red where the column lists every run of its inputs)."""
+    proj.claim("optim.a", "refuted", correction="c")
+    earlier = proj.report("torch-2.6.0-a.json", "2.6.0", {"optim.a": "passed"}, args=("-m", "cpu", "-k", "first"))
+    later = proj.report("torch-2.6.0-b.json", "2.6.0", {"optim.a": "passed"}, args=("-m", "cpu", "-k", "second"))
+    _, md, page = proj.build(earlier, later)
+    assert "-k first" not in md, "the column names a run none of whose evidence stands"
+    for p in (earlier, later):
+        p.unlink()
+    _, md2, page2 = proj.build()  # a fresh clone: the committed evidence alone
+    assert (md2, page2) == (md, page), "the committed evidence alone rebuilds other bytes"
+
+
+def test_the_committed_evidence_rebuilds_the_committed_page_byte_for_byte(tmp_path):
+    """Issue 41, fault 6: what a fresh clone builds (`python -m harness.matrix` with no local report)
+    from docs/matrix/reports/ is the committed Markdown and HTML, byte for byte. Built into a scratch
+    folder from a copy of the evidence, so nothing in the checkout is written."""
+    import shutil
+
+    committed = ROOT / "docs" / "matrix"
+    evidence = tmp_path / "reports"
+    shutil.copytree(committed / "reports", evidence)
+    shutil.copy(committed / "claims-matrix.md", tmp_path / "claims-matrix.md")
+    matrix.build([], tmp_path, evidence_dir=evidence, rootdir=ROOT, known=ROOT / "docs" / "known-failures.toml")
+    for name in ("claims-matrix.md", "claims-matrix.html"):
+        assert (tmp_path / name).read_bytes() == (committed / name).read_bytes(), (
+            f"{name}: a rebuild from the committed evidence differs from the committed file "
+            "(rebuild it: python -m harness.matrix)")
+    for p in evidence.iterdir():
+        assert p.read_bytes() == (committed / "reports" / p.name).read_bytes(), f"{p.name} was rewritten"

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from harness import inventory, provenance, report
+from harness import evidence_files, inventory, provenance, report
 
 MODULE = '''
     import pytest
@@ -308,14 +308,14 @@ def test_rekey_gives_evidence_under_the_earlier_hash_the_new_one_only_where_the_
         tmp_path, "tests/test_m.py::TestGroup::test_method")
     path = tmp_path / "evidence.json"
     path.write_text(json.dumps({"about": "a column", "schema": 3, "tests": tests}))
-    found = provenance.rekey_file(tmp_path, path)
+    found = evidence_files.rekey_file(tmp_path, path)
     assert {k: v for k, v in found.items() if v} == {
         "rekeyed": [ids[0]], "stale": [ids[1]], "gone": [ids[2]], "current": [ids[3]]}
     after = json.loads(path.read_text())["tests"]
     assert after[ids[0]]["source_hash"] == provenance.test_hash(tmp_path, ids[0]) != tests[ids[0]]["source_hash"]
     assert after[ids[1]]["source_hash"] == "0" * 16
     assert path.read_text().count("\n") > len(ids), "the evidence file keeps its one-line-per-test layout"
-    assert provenance.rekey_file(tmp_path, path)["rekeyed"] == [], "a second re-key finds nothing to do"
+    assert evidence_files.rekey_file(tmp_path, path)["rekeyed"] == [], "a second re-key finds nothing to do"
 
 
 def _stamped(root, nodeids):
@@ -338,7 +338,7 @@ def test_rename_moves_a_renamed_files_evidence_and_its_hashes_stay_valid(tmp_pat
     disagreements = [{"nodeid": ids[1]}]
     path.write_text(json.dumps({"about": "a column", "schema": 3, "disagreements": disagreements, "tests": tests}))
     before.rename(tmp_path / "tests" / "test_n.py")
-    assert provenance.main(["rename", "tests/test_m.py", "tests/test_n.py", str(path)]) == 0
+    assert evidence_files.main(["rename", "tests/test_m.py", "tests/test_n.py", str(path)]) == 0
     assert "moved 3 record(s)" in capsys.readouterr().out
     doc = json.loads(path.read_text())
     new_ids = [n.replace("test_m.py", "test_n.py") for n in ids]
@@ -366,7 +366,7 @@ def test_rename_of_one_test_moves_its_records_and_a_test_moved_without_its_helpe
            "tests": tests}
     path = tmp_path / "claims.json"
     path.write_text(json.dumps(doc))
-    moved = provenance.rename_file(path, "tests/test_m.py::test_uses_helper", "tests/test_o.py::test_uses_helper")
+    moved = evidence_files.rename_file(path, "tests/test_m.py::test_uses_helper", "tests/test_o.py::test_uses_helper")
     assert moved == ids[:2]
     after = json.loads(path.read_text())
     new = [n.replace("test_m.py", "test_o.py") for n in ids[:2]]
@@ -385,10 +385,10 @@ def test_rename_refuses_to_overwrite_evidence_under_the_new_name(tmp_path, capsy
     path = tmp_path / "evidence.json"
     text = json.dumps({"about": "a column", "schema": 3, "tests": {n: {"outcome": "passed"} for n in ids}})
     path.write_text(text)
-    assert provenance.main(["rename", "tests/test_m.py", "tests/test_n.py", str(path)]) == 1
+    assert evidence_files.main(["rename", "tests/test_m.py", "tests/test_n.py", str(path)]) == 1
     assert "exist under the new name already" in capsys.readouterr().err
     assert path.read_text() == text, "nothing is written when a record would be lost"
-    assert provenance.main(["rename", "tests/test_m.py", "tests/test_n.py::test_other", str(path)]) == 2
+    assert evidence_files.main(["rename", "tests/test_m.py", "tests/test_n.py::test_other", str(path)]) == 2
 
 
 @pytest.mark.parametrize("command", ["rename", "rekey"])
@@ -410,9 +410,9 @@ def test_rename_and_rekey_wait_for_a_runs_lock_on_the_report(tmp_path, command):
 
     def rewrite():
         if command == "rename":
-            provenance.rename_file(path, "tests/test_m.py", "tests/test_n.py")
+            evidence_files.rename_file(path, "tests/test_m.py", "tests/test_n.py")
         else:
-            provenance.rekey_file(tmp_path, path)
+            evidence_files.rekey_file(tmp_path, path)
         done.set()
 
     with storage.locked(path):

@@ -364,7 +364,7 @@ def test_a_run_that_drops_the_evidence_of_a_renamed_test_says_so(project):
     project.makepyfile(test_mini=TESTS.replace("def test_refuted():", "def test_refuted_renamed():"))
     result = project.runpytest("-m", "cpu")
     result.stdout.fnmatch_lines(["the earlier evidence of 1 test(s) that no longer exist was dropped, e.g. "
-                                 "test_mini.py::test_refuted (*python -m harness.provenance rename*"])
+                                 "test_mini.py::test_refuted (*python -m harness.evidence_files rename*"])
     assert "test_mini.py::test_refuted" not in verdicts(project)[0]["tests"]
 
 

@@ -307,3 +307,120 @@ def test_a_path_that_cannot_take_the_report_is_a_usage_error_before_any_test(min
     assert message.format(mini=mini) in result.stderr, result.stderr
     assert str(mini / target) in result.stderr, result.stderr
     assert "passed" not in result.stdout
+
+
+# --- faults of the fault-injection run (issue 41) ------------------------------------------------
+
+
+def test_a_complete_rerun_clears_an_earlier_interrupted_run(mini):
+    """Fault 1: once a complete run has replaced every record of an interrupted one, the report is no
+    longer incomplete: not in the summary, not in claims.md, and the matrix takes it (red where the
+    interrupted run stays "incomplete run 1 of 2" for good)."""
+    from harness.matrix import model
+
+    assert run(mini, "-p", "no:randomly", env={"STOP_AT": "b"}).returncode == pytest.ExitCode.INTERRUPTED
+    result = run(mini, "-p", "no:randomly")
+    assert result.returncode == 0, result.stdout[-2000:]
+    path = mini / "reports" / "claims.json"
+    doc = load(path)
+    assert [r["complete"] for r in doc["runs"]] == [False, True]
+    assert {t["run"] for t in doc["tests"].values()} == {1}, "every record points to the complete rerun"
+    assert "incomplete run" not in result.stdout, result.stdout[-2000:]
+    assert "**incomplete**" not in (mini / "reports" / "claims.md").read_text()
+    assert model.load(path).path == path  # the matrix no longer refuses it
+
+
+def test_an_interrupted_run_that_still_holds_evidence_stays_incomplete(mini):
+    """The other side of fault 1: a later run that replaces only part of an interrupted run's
+    evidence (-k) leaves the report incomplete."""
+    assert run(mini, "-p", "no:randomly", env={"STOP_AT": "b"}).returncode == pytest.ExitCode.INTERRUPTED
+    result = run(mini, "-p", "no:randomly", "-k", "test_a")
+    assert "incomplete run 1 of 2: interrupted" in result.stdout, result.stdout[-2000:]
+
+
+FULL_DISK = """
+import errno
+from harness import storage as _storage
+def _no_space(path, text):
+    raise OSError(errno.ENOSPC, "No space left on device", str(path))
+_storage.write_atomic = _no_space
+"""
+
+
+@pytest.mark.parametrize("how", ["full-disk", "lock-is-a-folder"])
+def test_a_failed_report_write_says_so_in_one_line_and_keeps_the_evidence_aside(mini, how):
+    """Fault 2: a report that cannot be written (a full disk, a lock path that is a folder) ends the
+    run with one line naming the report and why, pytest's internal-error status (not 1, "tests
+    failed"), and this run's evidence in a file of its own that the line names; the earlier report
+    stays as it was. Red where it ends in an INTERNALERROR traceback with exit status 1."""
+    assert run(mini, "-k", "test_a").returncode == 0
+    path = mini / "reports" / "claims.json"
+    before = path.read_bytes()
+    if how == "full-disk":
+        (mini / "conftest.py").write_text(CONFTEST + FULL_DISK)
+    else:
+        (mini / "reports" / "claims.json.lock").unlink(missing_ok=True)
+        (mini / "reports" / "claims.json.lock").mkdir()
+    result = run(mini, "-p", "no:randomly")
+    assert result.returncode == pytest.ExitCode.INTERNAL_ERROR, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "INTERNALERROR" not in result.stdout + result.stderr, result.stdout[-3000:] + result.stderr[-3000:]
+    lines = [ln for ln in result.stdout.splitlines() if ln.startswith("claims report not written:")]
+    assert len(lines) == 1, result.stdout[-3000:]
+    line = lines[0]
+    assert f"claims report not written: {path}: " in line, line
+    assert ("No space left on device" if how == "full-disk" else "Is a directory") in line, line
+    kept = list((mini / "reports").glob("claims.*.unwritten.aside.json"))
+    assert len(kept) == 1, line
+    assert f"this run's evidence is kept in {kept[0]}" in line, line
+    assert outcomes(load(kept[0])) == {"test_a": "passed", "test_b": "passed"}
+    assert path.read_bytes() == before, "the earlier report was changed"
+
+
+def test_a_report_path_no_file_can_be_created_in_is_refused_before_any_test(mini):
+    """Fault 5: /proc takes no new file, though os.access says root may write there: the run is a
+    usage error before any test runs (red where it runs the tests, waits for the lock's 300 s and
+    then blames a lock that does not exist)."""
+    result = run(mini, "--claims-report=/proc/r.json", timeout=60)
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "--claims-report /proc/r.json: cannot be written: no file can be created in /proc" in result.stderr, \
+        result.stderr
+    assert "passed" not in result.stdout
+
+
+def test_leftover_temporary_files_of_a_killed_write_are_swept_and_said(mini):
+    """Fault 6: a write SIGKILLed before its rename leaves `.claims.json.XXXX.tmp`; the next run
+    removes it (and the .md's) under the report's lock and says so in a line."""
+    assert run(mini, "-k", "test_a").returncode == 0
+    left = [mini / "reports" / ".claims.json.k1ll3d.tmp", mini / "reports" / ".claims.md.k1ll3d.tmp"]
+    for p in left:
+        p.write_text('{"half": ')
+    other = mini / "reports" / ".other.json.x.tmp"  # not this report's: left alone
+    other.write_text("x")
+    result = run(mini, "-k", "test_b")
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert not any(p.exists() for p in left), "the leftover temporary files are still there"
+    assert other.exists()
+    assert ("removed 2 temporary file(s) that a write of the report killed half-way left: "
+            ".claims.json.k1ll3d.tmp, .claims.md.k1ll3d.tmp") in result.stdout, result.stdout[-2000:]
+
+
+SKIPS_FIRST = """
+import pytest
+
+@pytest.mark.claim("x.a")
+def test_0_skips():
+    pytest.skip("not here")
+
+def test_0_unlinked():
+    pass
+"""
+
+
+def test_an_interrupted_runs_finished_count_counts_skips_and_unlinked_tests(mini):
+    """Fault 6: "N of M collected tests finished" counts every test that finished, a skip and a test
+    linked to no claim included (red where it counted only executed claim-linked tests: 1 of 4)."""
+    (mini / "test_0.py").write_text(SKIPS_FIRST)
+    result = run(mini, "-p", "no:randomly", env={"STOP_AT": "b"})
+    assert result.returncode == pytest.ExitCode.INTERRUPTED, result.stdout[-2000:]
+    last = load(mini / "reports" / "claims.json")["runs"][-1]
+    assert "(3 of 4 collected tests finished; running then: test_mini.py::test_b)" in last["incomplete"], last

@@ -377,6 +377,111 @@ def test_one_figure_formatter_for_claims_md_and_the_page():
     assert rendering.figures_text({"figures": [ratio]}) == "float64 / float32 time = 1.912x ± 0.051"
 
 
+def _module_name(path: pathlib.Path, root: pathlib.Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: pathlib.Path = ROOT, package: str = "harness") -> dict[str, set[str]]:
+    """{module: the modules of `package` it imports}, read with ast from every import statement of
+    every module: at module level, inside a function, under `if TYPE_CHECKING:` or `__main__`
+    alike. `from p import name` is an edge to p.name where that is a module, else to p. An edge to
+    one of a module's own packages is left out (Python runs the package's __init__ first)."""
+    paths = {_module_name(p, root): p for p in sorted((root / package).rglob("*.py"))}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for here, path in paths.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets |= {resolve(a.name) for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = here.split(".") if path.name == "__init__.py" else here.split(".")[:-1]
+                    parts = parts[: len(parts) - (node.level - 1)]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                targets |= {resolve(f"{base}.{a.name}") for a in node.names}
+        graph[here] = {t for t in targets if t and t != here and not here.startswith(t + ".")}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of `graph` (its strongly connected components of more than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def reachable(graph: dict[str, set[str]], module: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for w in graph.get(todo.pop(), ()):
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
+def test_the_harness_import_graph_runs_one_way():
+    """Every import of harness/ (function-level and type-only ones included) points one way: no
+    circle (red where provenance's file tools imported storage, rendering and the matrix from inside
+    functions while those imported provenance, or where evidence imported its outcome words from
+    verdicts, which imported provenance), and the floor, evidence.py, imports nothing of harness."""
+    graph = import_graph()
+    assert cycles(graph) == [], f"harness/ imports in a circle: {cycles(graph)}"
+    assert graph["harness.evidence"] == set(), f"harness/evidence.py imports {sorted(graph['harness.evidence'])}"
+
+
+def test_the_import_reader_sees_deferred_and_type_only_imports(tmp_path):
+    """The reader itself: an import inside a function, one under TYPE_CHECKING and a relative one
+    each make an edge, and a circle through them is found."""
+    pkg = tmp_path / "harness"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from . import c  # noqa\n")
+    (pkg / "a.py").write_text("def f():\n    from harness import b\n    return b\n")
+    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import harness.sub.c\n")
+    (pkg / "sub" / "c.py").write_text("from ..a import f\n")
+    graph = import_graph(tmp_path)
+    assert graph["harness.a"] == {"harness.b"}
+    assert graph["harness.b"] == {"harness.sub.c"}
+    assert graph["harness.sub.c"] == {"harness.a"}
+    assert graph["harness.sub"] == {"harness.sub.c"}
+    assert cycles(graph) == [["harness.a", "harness.b", "harness.sub.c"]]
+
+
 @pytest.mark.parametrize("module, absent", [
     ("harness.verdicts", ["torch", "harness.inventory", "harness.report"]),
     ("harness.inventory", ["torch", "harness.report"]),
@@ -396,6 +501,9 @@ def test_the_machinery_imports_one_way(module, absent):
     code = f"import sys, {module}; print(sorted(m for m in {absent!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert out.strip() == "[]", f"importing {module} imported {out.strip()}; expected none of {absent}"
+    if module.startswith("harness."):  # and not later either: every import read, function-level ones too
+        later = sorted(reachable(import_graph(), module) & set(absent))
+        assert later == [], f"{module} imports {later}, directly or through other modules, in some function"
 
 
 def test_the_harness_imports_nothing_of_fixtures():
