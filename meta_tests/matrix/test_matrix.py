@@ -439,7 +439,7 @@ def test_a_gpu_column_of_an_older_release_sits_in_its_own_lane_after_the_cpu_col
     assert m.lanes() == [("cpu", [0, 1, 2]), (H100, [3])]
     ranges = page.split('id="ranges"', 1)[1].split("</thead>", 1)[0]
     assert re.findall(r'<th class="lane" colspan="(\d+)"', ranges) == ["3", "1"], ranges
-    assert re.findall(r'<th class="ver"[^>]*>([^<]+)</th>', ranges) == ["2.0.1", "2.6.0", "2.7.1", "2.6.0"], ranges
+    assert re.findall(r'<th class="ver[^"]*"[^>]*>([^<]+)<', ranges) == ["2.0.1", "2.6.0", "2.7.1", "2.6.0"], ranges
     cells = re.findall(r'<td class="seg[^"]*" colspan="(\d+)"[^>]*data-device="([^"]+)"', page)
     assert cells == [("3", "cpu"), ("1", H100)], cells
 
@@ -898,3 +898,49 @@ def test_the_pages_changes_list_has_the_markdowns_rows_with_their_cause(proj):
     data = json.loads(page.split('<script type="application/json" id="diff-data">', 1)[1].split("</script>", 1)[0])
     assert next(r for r in data["rows"] if r["id"] == "optim.a")["causes"] == [
         [0, 1, "pytorch/pytorch#1: the default changed"]], "the diff view shows the cause too"
+
+
+def test_a_gpu_column_says_how_old_it_is_and_shows_the_cpu_verdict_of_what_the_cpu_decides(proj):
+    """A GPU column run before tests changed: its header says when and on which torch it was
+    measured and how many of its tests changed since; a stale cell and a claim it never ran read
+    "rerun" (never "untested"); a CPU-decided claim its run did not decide shows the CPU column's
+    verdict of the same torch, muted and marked "decided on CPU"; one its run decided keeps its own."""
+    proj.claim("optim.edited", "refuted", correction="the truth")
+    proj.claim("optim.same")
+    proj.claim("cuda.x", decided_by="gpu")
+    cuda = {"nodeid": "tests/test_x.py::test_cuda_x", "outcome": "passed", "kind": {"gpus": 1}}
+    on_cpu = {"outcome": "passed", "kind": {"gpus": 0}}  # the GPU run's own CPU tests
+    gpu = proj.report("torch-2.6.0-gpu.json", "2.6.0+cu124", {"optim.edited": on_cpu, "optim.same": on_cpu,
+                                                              "cuda.x": cuda}, device=H100)
+    proj.bodies["optim.edited"] = "assert 1 == 1"  # the test changed after the GPU run
+    proj.claim("cuda.new", "refuted", correction="the new truth", decided_by="gpu")  # no GPU run had its test
+    cpu = proj.report("torch-2.6.0.json", "2.6.0", {
+        "optim.edited": "passed", "optim.same": "passed",
+        "cuda.new": {"outcome": "skipped", "reason": "needs a CUDA GPU (found 0)", "kind": {"gpus": 1}},
+        "cuda.x": {**cuda, "outcome": "skipped", "reason": "needs a CUDA GPU (found 0)"}})
+    m, md, page = proj.build(cpu, gpu, evidence=False)
+    assert cells(m, "optim.edited") == {"2.6.0": "refuted", f"2.6.0 \u00b7 {H100}": "not-run"}
+    edited, same, new = (row(m, c).cells[1] for c in ("optim.edited", "optim.same", "cuda.new"))
+    assert (edited.rerun, edited.cpu is row(m, "optim.edited").cells[0], edited.shown) == (True, True, "refuted")
+    assert (same.verdict, same.cpu, same.shown) == ("holds", None, "holds"), "the GPU run decided it itself"
+    assert (new.verdict, new.rerun, new.cpu, new.shown) == ("untested", True, None, "rerun")
+    assert (texts.cell_word(edited), texts.cell_word(new)) == ("refuted (decided on CPU)", "rerun")
+    ranges = page.split('id="ranges"', 1)[1]
+    head = ranges.split("</thead>", 1)[0]
+    assert re.search(r'<th class="ver gpu"[^>]*>2\.6\.0<small class="age">measured 2026-01-01 on torch 2\.6\.0\+cu124; '
+                     r'1 test changed since, 1 claim new: rerun \.ci/gpu</small></th>', head), head
+    seg = re.search(r'<td class="seg ([^"]*)"[^>]*data-claim="optim\.edited"[^>]*data-device="' + re.escape(H100)
+                    + r'"[^>]*>(.*?)</td>', ranges).groups()
+    assert seg == ("v-refuted oncpu", '<span class="sym" aria-hidden="true">\u2717</span> refuted'
+                                      '<small class="mark">decided on CPU</small>'), seg
+    seg = re.search(r'<td class="seg ([^"]*)"[^>]*data-claim="cuda\.new"[^>]*data-device="' + re.escape(H100)
+                    + r'"[^>]*data-shown="rerun">(.*?)</td>', ranges).groups()
+    assert seg == ("v-rerun rerun", '<span class="sym" aria-hidden="true">\u21bb</span> rerun'), seg
+    legend = page.split('<ul class="legend"', 1)[1].split("<details", 1)[0]
+    for words in ("<b>rerun</b>", "never &ldquo;untested&rdquo;", "<b>decided on CPU</b>", ".ci/gpu",
+                  "how many of its tests changed since"):
+        assert words in legend, words
+    # a claim refuted by the inventory that no column decided: its detail opens with the correction
+    correction = detail(page, "cuda.new").split("<h3>Correction</h3>", 1)[1].split("<h3>", 1)[0]
+    assert correction.startswith("<ul><li>the new truth</li></ul>"), correction
+    assert "none" not in correction, correction

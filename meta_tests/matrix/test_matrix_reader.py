@@ -276,3 +276,45 @@ def test_twenty_learner_phrasings_find_their_claim_in_the_top_3(reader):
     assert len(visible_rows(pg)) == len(pg.eval_on_selector_all("#ranges tbody.topic tr.claim", "t => t")), \
         "an empty query shows every claim again"
     assert pg.errors == []
+
+
+def test_the_gpu_columns_say_how_old_they_are_and_show_what_the_cpu_decided(reader, built):
+    """Each GPU column's header states when and on which torch it ran and how many of its tests
+    changed since; its stale cells read "rerun", never "untested"; a claim the CPU decides and its
+    run did not shows the CPU verdict of the same torch, muted, "decided on CPU"; the detail of a
+    claim refuted by the inventory opens its correction with the correction, never with "none"."""
+    pg, width = reader
+    _, m = built
+    gpus = [i for i, c in enumerate(m.columns) if c.gpu]
+    assert gpus, "the committed evidence has GPU columns"
+    heads = pg.eval_on_selector_all("#ranges thead th.ver", "hs => hs.map(h => h.innerText.replace(/\\s+/g, ' '))")
+    for i in gpus:
+        age = mt.column_age(m.columns[i], m.rows, i)
+        assert re.search(rf"measured {age['date']} on torch {re.escape(age['torch'])}; {age['stale']} tests changed "
+                         r"since.*: rerun \.ci/gpu", heads[i]), f"{width}px: {heads[i]!r}"
+    shown = pg.eval_on_selector_all("#ranges td.seg", "ts => ts.map(t => [t.dataset.claim, t.dataset.device, "
+                                    "t.dataset.shown, t.innerText.replace(/\\s+/g, ' ').trim(), "
+                                    "getComputedStyle(t).filter])")
+    by = {(c, d): (s, text, f) for c, d, s, text, f in shown}
+    zero = next(r for r in m.rows if r.id == "optim.model-zero-grad-zeros")
+    for i in gpus:
+        col = m.columns[i]
+        for r in m.rows:
+            cell = r.cells[i]
+            s, text, f = by[(r.id, col.device)]
+            if cell.cpu is not None:
+                assert (s, text) == (cell.cpu.verdict, f"{mt.SYMBOLS[s]} {s} decided on CPU"), (r.id, s, text)
+                assert "saturate" in f, f"{r.id}: the borrowed CPU verdict is not muted ({f})"
+            elif cell.rerun:
+                assert (s, text) == ("rerun", "\u21bb rerun"), (r.id, s, text)
+            assert "untested" not in text or not cell.rerun, (r.id, text)
+        assert (zero.cells[i].cpu is not None, by[(zero.id, col.device)][0]) == (True, "refuted"), \
+            "optim.model-zero-grad-zeros: refuted on the CPU of the same torch, decided nothing on the GPU"
+    pg.evaluate("() => { const t = document.getElementById('detail-cuda.max-memory-allocated');"
+                " document.getElementById('detail-body').replaceChildren(t.content.cloneNode(true)); }")
+    text = pg.inner_text("#detail-body")
+    correction = text.split("Correction", 1)[1].strip()
+    assert not correction.lower().startswith("none"), correction[:200]
+    assert correction.startswith("max_memory_allocated()"), correction[:200]
+    pg.evaluate("() => document.getElementById('detail-body').replaceChildren()")
+    assert pg.errors == []
