@@ -811,10 +811,12 @@ def test_diff_prints_the_claims_whose_verdict_differs_between_two_columns(proj, 
 
     assert diff("2.5.1", "2.6.0") == (0, [
         "2.5.1 \u2192 2.6.0: 1 claim differs", "",
-        "optim.a: holds \u2192 refuted", "  claim: text of optim.a", "  2.6.0: correction: since 2.6 it does y"], "")
+        "optim.a: holds \u2192 refuted", "  claim: text of optim.a", "  2.6.0: correction: since 2.6 it does y",
+        "", "What this comparison cannot tell:", "  decided in 2.5.1 only: 0 claims",
+        "  decided in 2.6.0 only: 0 claims", "  decided in neither: 0 claims"], "")
     rc, lines, _ = diff("2.6.0", "2.5.1")
     assert lines[2] == "optim.a: refuted \u2192 holds", "a downgrade reads the other way"
-    assert diff("2.5.1", "2.5.1")[1] == ["2.5.1 \u2192 2.5.1: no claim's verdict differs"]
+    assert diff("2.5.1", "2.5.1")[1][0] == "2.5.1 \u2192 2.5.1: no claim's verdict differs"
     rc, lines, err = diff("2.5.1", "2.7.0")
     assert (rc, lines) == (2, [])
     assert "no column is '2.7.0'; the columns are: 2.5.1, 2.6.0" in err
@@ -944,3 +946,43 @@ def test_a_gpu_column_says_how_old_it_is_and_shows_the_cpu_verdict_of_what_the_c
     correction = detail(page, "cuda.new").split("<h3>Correction</h3>", 1)[1].split("<h3>", 1)[0]
     assert correction.startswith("<ul><li>the new truth</li></ul>"), correction
     assert "none" not in correction, correction
+
+
+def test_an_upgrade_answer_says_what_it_cannot_know_and_keeps_the_library_rows_apart(proj, capsys):
+    """After the differing claims, `diff` and the page's compare view count the claims decided in
+    only one of the two columns and in neither, by reason (GPU, several GPUs, launcher, library,
+    network); lib.* claims, decided where the optional-library reports joined a column, come apart
+    from torch's; causes are links in the Changes list and the compare view."""
+    proj.claim("optim.a", [("holds", None, "2.6", None), ("refuted", "2.6", None, "since 2.6 it does y")])
+    proj.claim("cuda.x", decided_by="gpu")
+    proj.claim("cuda.y", decided_by="gpu")
+    proj.claim("lib.einops-rearrange", decided_by="external-lib")
+    from test_matrix_causes import CAUSE, PR, _with_cause
+    _with_cause(proj, "2.6", CAUSE)
+    libs = {"kind": {"gpus": 0, "libs": ["einops"]}}
+    skip = {"outcome": "skipped", "reason": "needs a CUDA GPU (found 0)", "kind": {"gpus": 1}}
+    old = proj.report("torch-2.5.1.json", "2.5.1", {"optim.a": "passed", "cuda.x": skip, "cuda.y": skip,
+                                                     "lib.einops-rearrange": {**libs, "outcome": "skipped"}})
+    new = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed", "cuda.x": skip, "cuda.y": skip,
+                                                     "lib.einops-rearrange": {**libs, "outcome": "passed"}})
+    m, _, page = proj.build(old, new)
+    lim = model.limits(m, "2.5.1", "2.6.0")
+    assert (lim.only_old, lim.only_new, lim.neither) == ({}, {"library": 1}, {"GPU": 2})
+    _, _, found = matrix.diff(m, "2.5.1", "2.6.0")
+    assert [(d.id, d.lib) for d in found] == [("optim.a", False), ("lib.einops-rearrange", True)]
+    capsys.readouterr()
+    evidence = proj.root / "docs" / "matrix" / "reports"
+    assert matrix.main(["diff", "2.5.1", "2.6.0", "--evidence", str(evidence)], inv=proj.inv, rootdir=proj.root) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "2.5.1 \u2192 2.6.0: 1 claim differs, and 1 claim of the optional libraries (lib.*, below)"
+    at = lines.index("lib.einops-rearrange: not-run \u2192 holds")
+    assert lines.index("optim.a: holds \u2192 refuted") < at
+    assert lines[at - 2].startswith("lib.* claims (1): decided by the optional-library reports"), lines
+    assert lines[-4:] == ["What this comparison cannot tell:", "  decided in 2.5.1 only: 0 claims",
+                          "  decided in 2.6.0 only: 1 claim (why not in 2.5.1: library 1)",
+                          "  decided in neither: 2 claims (GPU 2)"], lines
+    changes = page.split('<details id="changes">', 1)[1].split("</details>", 1)[0]
+    assert f'<div class="cause">cause: <a href="{PR}" rel="noreferrer">{PR}</a> ' in changes, changes
+    data = json.loads(page.split('<script type="application/json" id="diff-data">', 1)[1].split("</script>", 1)[0])
+    assert [r["id"] for r in data["rows"]][-1] == "lib.einops-rearrange", "the page lists lib.* claims last too"
+    assert data["reasons"] == list(model.REASONS)

@@ -318,3 +318,35 @@ def test_the_gpu_columns_say_how_old_they_are_and_show_what_the_cpu_decided(read
     assert correction.startswith("max_memory_allocated()"), correction[:200]
     pg.evaluate("() => document.getElementById('detail-body').replaceChildren()")
     assert pg.errors == []
+
+
+def test_the_compare_view_says_what_it_cannot_tell_and_keeps_library_rows_apart(reader, built):
+    """After the differing claims: how many are decided in only one of the two columns and in
+    neither, by reason, as `diff` prints them; lib.* rows come after torch's, under their own
+    heading; every cause's URL is a link (compare view and Changes list)."""
+    pg, width = reader
+    _, m = built
+    pg.click("#diff > summary")
+    for a, b in (("2.5.1", "2.6.0"), ("2.11.0", "2.14.1")):
+        pg.select_option("#diff-a", label=a)
+        pg.select_option("#diff-b", label=b)
+        old, new, want = matrix.diff(m, a, b)
+        lines = mt.limits_lines(old, new, matrix.model.limits(m, a, b))
+        got = pg.inner_text("#diff-limits").splitlines()
+        assert [x.strip() for x in got if x.strip()] == [x.strip() for x in lines if x.strip()], f"{width}px: {got}"
+        rows = pg.eval_on_selector_all("#diff-table tr.diff", "ts => ts.map(t => [t.dataset.id, "
+                                       "t.parentNode.className])")
+        assert [r[0] for r in rows] == [d.id for d in want]
+        assert [r[1] == "lib" for r in rows] == [d.lib for d in want], rows
+        if any(d.lib for d in want):
+            assert pg.inner_text("#diff-table tbody.lib th").startswith(f"lib.* claims ({sum(d.lib for d in want)})")
+        links = pg.eval_on_selector_all("#diff-table a", "as => as.map(a => a.href)")
+        urls = [u for d in want for c in d.causes for u in re.findall(r"https?://\S+", c)]
+        assert len(links) == len(urls), f"{a} -> {b}: the causes' URLs are links: {links} vs {urls}"
+    pg.click("#diff > summary")
+    causes = [t.cause for r in m.rows for t in r.transitions if t.cause and "http" in t.cause]
+    assert causes, "the committed matrix has causes with URLs"
+    n = pg.eval_on_selector_all("details#changes .cause", "cs => cs.filter(c => c.querySelector('a[href^=\"http\"]'))"
+                                ".length")
+    assert n == len(causes), f"{width}px: {n} of {len(causes)} causes in the Changes list are links"
+    assert pg.errors == []
