@@ -11,6 +11,7 @@ Without Playwright or Chromium every browser test skips, naming what is missing.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 
@@ -54,11 +55,88 @@ CHINESE_QUERIES = [
     ("环境变量", "dist.launch-env-vars"),
     ("随机种子", "cuda.seed-reproducible"),
     ("标签平滑", "loss.label-smoothing-manual-vs-builtin"),
-    ("矩阵乘法", "tensor.mm-shapes"),
+    ("矩阵乘法", frozenset({"tensor.mm-shapes", "tensor.bmm-shapes", "tensor.mm-vector", "tensor.bmm-leading-dims",
+                        "tensor.matmul-broadcast-example"})),  # a term of several claims: any of them
     ("复制张量", "autograd.clone-in-graph"),
     ("交叉熵", "loss.ce-includes-softmax"),
     ("多卡同步", "dist.syncbn-with-dp"),
     ("预训练模型", "tv.models-pretrained-kwarg"),
+]
+
+
+
+
+@dataclasses.dataclass(frozen=True)
+class Names:
+    """A target of a bare term of the notes (梯度, gradient): each of the top 3 names one of `words`
+    in its ID or text: any claim about it is the right answer, and none is the one."""
+    words: tuple[str, ...]
+
+
+def ANY(*ids: str) -> frozenset:  # noqa: N802 (reads as a target)
+    """A target of a query several claims answer equally: any of them in the top 3."""
+    return frozenset(ids)
+
+
+# (what a learner types, its target): at least 40 more, English phrasings (the issue's: "loss scaling
+# fp16", "dropout scale factor", "inverted dropout", "dataloader multiprocessing", "reproducibility"),
+# typos and the notes' Chinese terms; none of the words the ranking reads (synonyms.json,
+# glossary.json, the fallback to the closest claims) names a claim of this list
+LEARNER_QUERIES = [
+    ("loss scaling fp16", ANY("amp.scale-equals-multiply", "amp.update-adjusts-scale", "amp.default-scale-grad",
+                              "amp.direct-step-uses-scaled")),
+    ("dropout scale factor", "nn.dropout-train-eval"),
+    ("inverted dropout", "nn.dropout-train-eval"),
+    ("dataloader multiprocessing", "data.num-workers-default"),
+    ("reproducibility", ANY("cuda.seed-reproducible", "cudnn.deterministic-repro")),
+    ("droput", "nn.dropout-train-eval"),
+    ("gradient acumulation", "autograd.backward-accumulates"),
+    ("optimzer zero grad", Names(("zero_grad", "zero-grad"))),
+    ("nograd speed", "autograd.no-grad-speed-memory"),
+    ("reproducable seed", "cuda.seed-reproducible"),
+    ("pin memroy", "data.pin-memory"),
+    ("deterministc cudnn", "cudnn.deterministic-repro"),
+    ("crossentropy sofmax", "loss.ce-includes-softmax"),
+    ("lable smoothing", ANY("loss.label-smoothing-manual-vs-builtin", "loss.label-smoothing-snippet-typos")),
+    ("detatch shares memory", "autograd.detach-shared"),
+    ("embeding shape", "nn.embedding-shape"),
+    ("learning rate of a param group", "optim.param-groups-lr"),
+    ("fine tune with a different learning rate", "optim.param-groups-lr"),
+    ("save model weights", "serial.state-dict-roundtrip"),
+    ("load gpu checkpoint on cpu", "serial.map-location-cpu"),
+    ("clip gradients", ANY("autograd.clip-grad-norm-explode-only", "amp.clip-joint-vs-separate",
+                           "amp.unscale-clip-pair")),
+    ("one hot encoding", ANY("dtype.one-hot-default", "dtype.one-hot-shape", "tensor.one-hot-scatter")),
+    ("batch matrix multiplication", "tensor.bmm-shapes"),
+    ("deterministic convolution", "cudnn.deterministic-repro"),
+    ("same seed in every process", "dist.ddp-same-seed"),
+    ("shuffle every epoch distributed", "dist.sampler-set-epoch"),
+    ("local rank environment variable", "dist.launch-use-env"),
+    ("he initialization", "init.kaiming-conv"),
+    ("eval mode still computes gradients", "autograd.eval-still-grads"),
+    ("in place operation breaks backward", "autograd.inplace-check"),
+    ("imbalanced classes sampler", "data.weighted-random-sampler"),
+    ("max memory allocated", "cuda.max-memory-allocated"),
+    ("to_tensor scale", "dtype.to-tensor-func"),
+    ("seed numpy and torch", "cuda.numpy-seed-separate"),
+    ("grad scaler unscale twice", "amp.unscale-twice-error"),
+    ("worker init function", "data.worker-init-fn"),
+    ("data loader workers", "data.num-workers-default"),
+    ("torch load weights only", "serial.save-load-checkpoint-module"),
+    ("requires grad false freeze layer", "autograd.layer-requires-grad-false"),
+    ("broadcast from rank 0", "dist.broadcast"),
+    ("drop last batch", "data.drop-last"),
+    ("混合精度", Names(("amp", "autocast", "gradscaler", "precision"))),
+    ("梯度", Names(("grad",))),
+    ("多卡", Names(("dp", "dataparallel", "gpus", "multi", "several"))),
+    ("环境变量", ANY("dist.launch-env-vars", "dist.launch-use-env", "cuda.visible-devices-code")),
+    ("梯度裁剪", ANY("autograd.clip-grad-norm-explode-only", "amp.clip-joint-vs-separate", "amp.unscale-clip-pair")),
+    ("学习率", Names(("lr", "learning rate"))),
+    ("随机种子 复现", "cuda.seed-reproducible"),
+    ("权重初始化", Names(("init",))),
+    ("多进程", Names(("process", "spawn", "worker"))),
+    ("半精度", "amp.float16-half"),
+    ("加载预训练模型", "tv.models-pretrained-kwarg"),
 ]
 
 
@@ -249,7 +327,8 @@ def ranks_of(pg, queries) -> dict:
     for query, cid in queries:
         pg.fill("#search", query)
         rows = visible_rows(pg)
-        ranks[query] = (rows.index(cid) + 1 if cid in rows else None, rows[:3])
+        found = [rows.index(c) + 1 for c in ({cid} if isinstance(cid, str) else cid) if c in rows]
+        ranks[query] = (min(found) if found else None, rows[:3])
     pg.fill("#search", "")
     return ranks
 
@@ -349,4 +428,63 @@ def test_the_compare_view_says_what_it_cannot_tell_and_keeps_library_rows_apart(
     n = pg.eval_on_selector_all("details#changes .cause", "cs => cs.filter(c => c.querySelector('a[href^=\"http\"]'))"
                                 ".length")
     assert n == len(causes), f"{width}px: {n} of {len(causes)} causes in the Changes list are links"
+    assert pg.errors == []
+
+
+def _found(target, rows: list[str], texts: dict[str, str]) -> bool:
+    """Whether the top 3 `rows` hold the target (a claim ID, ANY of several, or Names)."""
+    top = rows[:3]
+    if isinstance(target, Names):
+        return len(top) == 3 and all(any(w in f"{r} {texts[r]}".lower() for w in target.words) for r in top)
+    return bool(({target} if isinstance(target, str) else set(target)) & set(top))
+
+
+def test_forty_learner_queries_phrasings_typos_and_chinese_find_their_claim_in_the_top_3(reader, built):
+    pg, width = reader
+    _, m = built
+    texts = {r.id: r.claim for r in m.rows}
+    assert len(LEARNER_QUERIES) >= 40
+    assert len(dict(LEARNER_QUERIES)) == len(LEARNER_QUERIES)
+    assert sum(bool(re.search("[\u3400-\u9fff]", q)) for q, _ in LEARNER_QUERIES) >= 10, "the notes' Chinese terms"
+    for _, target in LEARNER_QUERIES:
+        ids = [target] if isinstance(target, str) else [] if isinstance(target, Names) else list(target)
+        assert set(ids) <= set(texts), f"no such claim: {set(ids) - set(texts)}"
+    missed = {}
+    for query, target in LEARNER_QUERIES:
+        pg.fill("#search", query)
+        rows = visible_rows(pg)
+        if not _found(target, rows, texts):
+            missed[query] = rows[:3]
+    pg.fill("#search", "")
+    assert not missed, f"{width}px: queries whose claim is not in the top 3 (top 3): {missed}"
+    assert pg.errors == []
+
+
+def test_a_query_no_claim_matches_in_every_word_shows_the_closest_with_the_matched_words_marked(reader):
+    """Never an empty table for a learner's words: when every-word matching finds nothing, the best
+    partial and fuzzy matches, under "no claim matches every word; closest:", the words that
+    matched marked in the claim's text; the count says so too. Words that match nothing at all
+    still find nothing."""
+    pg, width = reader
+    pg.fill("#search", "inverted dropout")
+    rows = visible_rows(pg)
+    assert 0 < len(rows) <= 10, rows
+    assert rows[0] == "nn.dropout-train-eval", rows
+    head = pg.inner_text("#ranges tbody.results th")
+    assert "no claim matches every word; closest:" in head, head
+    assert pg.text_content("#count").startswith("no claim matches every word; "), pg.text_content("#count")
+    marked = pg.eval_on_selector_all('#ranges tbody.results tr.claim[data-id="nn.dropout-train-eval"] td.claim mark',
+                                     "ms => ms.map(m => m.textContent.toLowerCase())")
+    assert marked, "the matched words are marked"
+    assert set(marked) <= {"dropout"}, marked
+    pg.fill("#search", "droput")  # a typo: the close spelling is found and marked
+    assert "nn.dropout-train-eval" in visible_rows(pg)[:3]
+    assert "closest" in pg.inner_text("#ranges tbody.results th")
+    pg.fill("#search", "dropout eval")  # every word matches: no fallback, the words marked still
+    assert "closest" not in pg.inner_text("#ranges tbody.results th")
+    assert pg.eval_on_selector_all('#ranges tr.claim[data-id="nn.dropout-train-eval"] td.claim mark', "ms => ms.length")
+    pg.fill("#search", "zzqx qqzx")
+    assert visible_rows(pg) == []
+    pg.fill("#search", "")
+    assert pg.eval_on_selector_all("#ranges td.claim mark", "ms => ms.length") == 0, "no mark left after a search"
     assert pg.errors == []
