@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import shutil
 
 import pytest
@@ -454,3 +455,55 @@ def test_a_partly_cell_has_its_symbol_and_legend_and_the_verdict_filter_finds_it
     page.select_option("#verdict", "")
     assert len(visible_rows(page)) == 2
     assert page.errors == []
+
+
+def _luminance(rgb) -> float:
+    def lin(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(x) for x in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _rgba(text: str) -> list[tuple[float, ...]]:
+    return [tuple(float(x) for x in m.split(",")) + ((1.0,) if m.count(",") == 2 else ())
+            for m in re.findall(r"rgba?\(([^)]*)\)", text)]
+
+
+def test_every_verdicts_text_keeps_4_5_to_1_contrast_on_its_darkest_pattern_pixel(built, page):
+    """Measured in the browser: each legend swatch's computed text colour against its background
+    colour under the darkest stop of every gradient of its pattern (where hatchings cross, all of
+    them): at least 4.5:1 (WCAG AA), the failed pattern included."""
+    path, _, _ = built
+    page.goto(path.as_uri())
+    styles = page.eval_on_selector_all(".legend .sw", "ss => ss.map(s => [s.className, getComputedStyle(s).color, "
+                                       "getComputedStyle(s).backgroundColor, getComputedStyle(s).backgroundImage])")
+    assert {c.split()[1] for c, *_ in styles} >= {f"v-{v}" for v in matrix.model.VERDICTS}, styles
+    low = {}
+    for cls, color, bg, image in styles:
+        (r, g, b, _), = _rgba(bg)
+        shade = [r, g, b]
+        for gradient in image.split("gradient(")[1:]:
+            stops = _rgba(gradient)
+            if stops:
+                *over, a = max(stops, key=lambda s: s[3])
+                shade = [o * a + x * (1 - a) for x, o in zip(shade, over, strict=True)]
+        text = _rgba(color)[0]
+        hi, lo = sorted((_luminance(text), _luminance(shade)), reverse=True)
+        low[cls] = round((hi + 0.05) / (lo + 0.05), 2)
+    assert all(r >= 4.5 for r in low.values()), f"contrast below 4.5:1: {low}"
+
+
+def test_a_partly_cell_is_not_half_dark(partly_page, page, tmp_path):
+    """A partly cell's pattern covers it evenly: its left and right halves are equally dark (a
+    half-dark cell reads as a version boundary inside the range)."""
+    from PIL import Image, ImageStat
+
+    page.goto(partly_page.as_uri())
+    out = tmp_path / "partly.png"
+    page.locator('#ranges td.seg[data-claim="optim.half-right"]').screenshot(path=str(out))
+    img = Image.open(out).convert("L")
+    w, h = img.size
+    left = ImageStat.Stat(img.crop((2, 2, w // 3, h - 2))).mean[0]
+    right = ImageStat.Stat(img.crop((2 * w // 3, 2, w - 2, h - 2))).mean[0]
+    assert abs(left - right) < 3, f"left third {left:.1f}, right third {right:.1f}: the cell is half dark"
