@@ -986,3 +986,16 @@ def test_an_upgrade_answer_says_what_it_cannot_know_and_keeps_the_library_rows_a
     data = json.loads(page.split('<script type="application/json" id="diff-data">', 1)[1].split("</script>", 1)[0])
     assert [r["id"] for r in data["rows"]][-1] == "lib.einops-rearrange", "the page lists lib.* claims last too"
     assert data["reasons"] == list(model.REASONS)
+
+
+def test_every_cited_note_has_a_short_english_title_of_its_content():
+    """harness/matrix/templates/note_titles.json names each note the inventory cites by a short
+    title in English (the by-note headers show it beside the file name, a hash to a reader)."""
+    from harness.matrix.html import note_titles
+
+    titles = note_titles()
+    cited = {s.split(" \u203a ")[0].strip() for c in inventory.load().claims.values() for s in c.source}
+    assert cited <= set(titles), f"notes without a title: {sorted(cited - set(titles))}"
+    for note, title in titles.items():
+        assert 20 <= len(title) <= 200, (note, title)
+        assert not re.search("[\u3400-\u9fff]", title), f"{note}: the title is for a reader of English"

@@ -488,3 +488,18 @@ def test_a_query_no_claim_matches_in_every_word_shows_the_closest_with_the_match
     pg.fill("#search", "")
     assert pg.eval_on_selector_all("#ranges td.claim mark", "ms => ms.length") == 0, "no mark left after a search"
     assert pg.errors == []
+
+
+def test_the_by_note_headers_show_the_notes_title_beside_its_file_name(reader):
+    pg, width = reader
+    from harness.matrix.html import note_titles
+
+    pg.click("#order-note")
+    heads = pg.eval_on_selector_all("#ranges tbody.note", "ts => ts.map(t => [t.dataset.note, "
+                                    "t.querySelector('th').innerText.replace(/\\s+/g, ' ').trim()])")
+    pg.click("#order-topic")
+    titles = note_titles()
+    assert heads, "the By note order lists the notes"
+    for note, text in heads:
+        assert text == f"Note {note}: {titles[note]}", f"{width}px: {text!r}"
+    assert pg.errors == []
