@@ -503,3 +503,34 @@ def test_the_by_note_headers_show_the_notes_title_beside_its_file_name(reader):
     for note, text in heads:
         assert text == f"Note {note}: {titles[note]}", f"{width}px: {text!r}"
     assert pg.errors == []
+
+
+GRID = """() => {
+  const box = document.querySelector('#grid-view .scroll');
+  box.scrollIntoView();
+  box.scrollTop = 3000; box.scrollLeft = 3000;
+  const b = box.getBoundingClientRect(), head = document.querySelector('#grid thead').getBoundingClientRect();
+  const out = {down: box.scrollTop, right: box.scrollLeft, wide: box.scrollWidth - box.clientWidth,
+    boxTop: b.top + box.clientTop, headTop: head.top, boxBottom: b.bottom, inner: innerHeight,
+    hasScrollbar: box.offsetHeight - box.clientHeight > 0 || box.scrollWidth <= box.clientWidth,
+    idLeft: document.querySelector('#grid tbody tr.claim .id').getBoundingClientRect().left - b.left};
+  box.scrollTop = 0; box.scrollLeft = 0; window.scrollTo(0, 0);
+  return out;
+}"""
+
+
+def test_the_full_grid_keeps_its_header_on_top_and_its_sideways_scrollbar_in_view(reader):
+    pg, width = reader
+    pg.click("#show-grid")
+    try:
+        g = pg.evaluate(GRID)
+    finally:
+        pg.click("#show-ranges")
+    assert g["down"] > 1000, f"{width}px: the grid did not scroll down in its own box: {g}"
+    assert abs(g["headTop"] - g["boxTop"]) <= 1, f"{width}px: the grid's header did not stay on top: {g}"
+    assert g["boxBottom"] <= g["inner"] + 1, f"{width}px: the grid's box (and its scrollbar) ends below the window: {g}"
+    assert g["wide"] > 0, f"{width}px: the full grid is expected wider than the window: {g}"
+    assert g["right"] > 0, f"{width}px: the grid did not scroll sideways: {g}"
+    assert g["hasScrollbar"], f"{width}px: no sideways scrollbar in the grid's box: {g}"
+    assert abs(g["idLeft"]) <= 2, f"{width}px: the claim column did not stay at the left: {g}"
+    assert pg.errors == []
