@@ -999,3 +999,18 @@ def test_every_cited_note_has_a_short_english_title_of_its_content():
     for note, title in titles.items():
         assert 20 <= len(title) <= 200, (note, title)
         assert not re.search("[\u3400-\u9fff]", title), f"{note}: the title is for a reader of English"
+
+
+def test_the_pages_hints_print_commands_that_work_from_readmes_setup(proj):
+    """Every command the page and the Markdown print runs from the quick start's .venv or tox's
+    .venv-tox by its path, as README names them (a bare `python -m ...` or `tox ...` fails outside
+    the virtualenv); and README runs each of them that way."""
+    proj.claim("optim.a")
+    _, md, page = proj.build(proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"}))
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    shown = re.findall(r"<code>([^<]*)</code>|`([^`]+)`", page + md)
+    commands = [c for pair in shown for c in pair if re.match(r"(\S*/)?(python3?|tox|pytest)\b", c)]
+    assert commands, "the page prints its commands"
+    for command in commands:
+        assert command.startswith((".venv/bin/", ".venv-tox/bin/")), f"a bare command: {command!r}"
+        assert command.split(" A B")[0] in readme, f"README does not run {command!r} that way"
