@@ -345,7 +345,7 @@ def test_a_gpu_run_is_its_own_column_and_a_cpu_column_never_decides_a_gpu_claim(
         "a CPU-decided claim is not decided by a GPU run's CUDA test"
     assert changes(m, "cuda.x") == []
     assert f"| 2.0.1 | 2.6.0 | 2.6.0 \u00b7 {H100} |" in md
-    assert f'<th class="lane" colspan="1" title="{H100}">{H100}</th>' in page
+    assert f'<th class="lane" colspan="1" title="{H100}" scope="colgroup">{H100}</th>' in page
     assert "supporting evidence ran: test_cuda_x[cpu] passed" in page
 
 

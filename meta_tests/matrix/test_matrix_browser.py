@@ -335,7 +335,7 @@ GEOMETRY = """() => {
   const r = e => e.getBoundingClientRect();
   const rows = Array.from(document.querySelectorAll('#ranges tr.claim')).filter(t => !t.hidden);
   const cut = rows.map(t => t.querySelector('button.open')).filter(b => {
-    const td = b.closest('td');
+    const td = b.closest('td, th');
     return b.scrollWidth > b.clientWidth + 1 || r(b).right > r(td).right + 1 || r(b).bottom > r(td).bottom + 1;
   }).map(b => b.dataset.claim);
   const heads = Array.from(document.querySelectorAll('#ranges thead tr:last-child th, #ranges thead th[rowspan]'))

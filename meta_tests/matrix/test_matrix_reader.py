@@ -190,12 +190,12 @@ STICKY = """() => {
     .filter(r => r.right > b.left && r.left < b.right);
   const rows = Array.from(document.querySelectorAll('#ranges tr.claim')).filter(tr => {
     const r = tr.getBoundingClientRect(); return r.top >= head.bottom && r.bottom <= b.bottom; });
-  const ids = rows.map(tr => tr.querySelector('td.id').getBoundingClientRect());
+  const ids = rows.map(tr => tr.querySelector('.id').getBoundingClientRect());
   const out = {scrolledDown: box.scrollTop, scrolledRight: box.scrollLeft, wide: box.scrollWidth - box.clientWidth,
     boxTop: b.top + box.clientTop, boxLeft: b.left + box.clientLeft, headTop: head.top, headBottom: head.bottom,
     versionsInView: vers.length, versionTops: vers.map(r => r.top), rowsInView: rows.length,
     idLefts: ids.map(r => r.left),
-    atLeft: rows.length ? document.elementFromPoint(b.left + 8, ids[0].top + 4).closest('td.id') !== null : false};
+    atLeft: rows.length ? document.elementFromPoint(b.left + 8, ids[0].top + 4).closest('.id') !== null : false};
   box.scrollTop = 0; box.scrollLeft = 0; window.scrollTo(0, 0);
   return out;
 }"""
@@ -243,7 +243,7 @@ def test_a_long_claims_full_text_is_readable_in_place(reader, built):
     assert g["lines"] > 1, f"{width}px: the text of {g['id']} ({len(g['text'])} chars) is not wrapped"
 
 
-ID_BREAKS = """() => Array.from(document.querySelectorAll('#ranges tbody.topic td.id button.open')).flatMap(b => {
+ID_BREAKS = """() => Array.from(document.querySelectorAll('#ranges tbody.topic .id button.open')).flatMap(b => {
   const text = b.textContent, bad = [];
   let top = null, at = 0;
   for (const node of b.childNodes) {
@@ -533,4 +533,52 @@ def test_the_full_grid_keeps_its_header_on_top_and_its_sideways_scrollbar_in_vie
     assert g["right"] > 0, f"{width}px: the grid did not scroll sideways: {g}"
     assert g["hasScrollbar"], f"{width}px: no sideways scrollbar in the grid's box: {g}"
     assert abs(g["idLeft"]) <= 2, f"{width}px: the claim column did not stay at the left: {g}"
+    assert pg.errors == []
+
+
+CHINESE_TEXT = """() => {
+  const out = [], cjk = /[\\u3400-\\u9fff]/;
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const el = n.parentElement;
+    if (!cjk.test(n.textContent) || el.closest('script, style, template')) continue;
+    const lang = (el.closest('[lang]') || {}).lang || '';
+    if (!lang.startsWith('zh')) out.push(n.textContent.trim().slice(0, 60));
+  }
+  return out;
+}"""
+
+
+def test_headings_row_headers_an_announced_count_and_lang_on_chinese_text(reader, built):
+    """Accessibility: headings for the page's parts (not one heading), each claim row headed by its
+    ID (th scope=row) in the range view and the full grid, the results count a live region that
+    a screen reader announces, and every Chinese text the page shows marked lang="zh" (the detail's
+    note sections, the By note sections, a Chinese query's results heading)."""
+    pg, width = reader
+    _, m = built
+    heads = pg.eval_on_selector_all("h1, h2", "hs => hs.map(h => h.tagName + ' ' + h.textContent)")
+    assert len(heads) >= 5, heads
+    for part in ("What the cells say", "Claims by torch version", "Changes between versions", "Compare two columns"):
+        assert any(part in h for h in heads), (part, heads)
+    rows = pg.eval_on_selector_all("#ranges tbody.topic tr.claim, #grid tr.claim",
+                                   "rs => rs.filter(r => !(r.cells[0].tagName === 'TH' && r.cells[0].scope === 'row'))"
+                                   ".map(r => r.dataset.id)")
+    assert rows == [], f"claim rows without a row header: {rows[:5]}"
+    assert pg.get_attribute("#count", "aria-live") == "polite"
+    assert pg.get_attribute("#count", "role") == "status"
+    pg.fill("#search", "dropout")
+    assert pg.text_content("#count") != f"{len(m.rows)} of {len(m.rows)} claims", "the count follows the search"
+    pg.fill("#search", "混合精度")
+    assert pg.evaluate(CHINESE_TEXT) == [], "a Chinese query in the results heading"
+    pg.fill("#search", "")
+    cid = next(r.id for r in m.rows if any(re.search("[\u3400-\u9fff]", s) for s in r.source))
+    pg.evaluate(f"() => document.getElementById('detail-body').replaceChildren("
+                f"document.getElementById('detail-{cid}').content.cloneNode(true))")
+    pg.click("#order-note")
+    try:
+        missing = pg.evaluate(CHINESE_TEXT)
+    finally:
+        pg.click("#order-topic")
+        pg.evaluate("() => document.getElementById('detail-body').replaceChildren()")
+    assert missing == [], f"{width}px: Chinese text without lang=zh: {missing[:8]}"
     assert pg.errors == []
