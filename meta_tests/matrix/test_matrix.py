@@ -929,8 +929,9 @@ def test_a_gpu_column_says_how_old_it_is_and_shows_the_cpu_verdict_of_what_the_c
     assert (texts.cell_word(edited), texts.cell_word(new)) == ("refuted (decided on CPU)", "rerun")
     ranges = page.split('id="ranges"', 1)[1]
     head = ranges.split("</thead>", 1)[0]
-    assert re.search(r'<th class="ver gpu"[^>]*>2\.6\.0<small class="age">measured 2026-01-01 on torch 2\.6\.0\+cu124; '
-                     r'1 test changed since, 1 claim new: rerun \.ci/gpu</small></th>', head), head
+    age = (r'<th class="ver gpu"[^>]*>2\.6\.0<small class="age">measured <span class="nw">2026-01-01</span> '
+           r'on torch 2\.6\.0\+cu124; 1 test changed since, 1 claim new: rerun \.ci/gpu</small></th>')
+    assert re.search(age, head), head
     seg = re.search(r'<td class="seg ([^"]*)"[^>]*data-claim="optim\.edited"[^>]*data-device="' + re.escape(H100)
                     + r'"[^>]*>(.*?)</td>', ranges).groups()
     assert seg == ("v-refuted oncpu", '<span class="sym" aria-hidden="true">\u2717</span> refuted'
