@@ -87,7 +87,7 @@ LEARNER_QUERIES = [
                               "amp.direct-step-uses-scaled")),
     ("dropout scale factor", "nn.dropout-train-eval"),
     ("inverted dropout", "nn.dropout-train-eval"),
-    ("dataloader multiprocessing", "data.num-workers-default"),
+    ("dataloader multiprocessing", Names(("worker",))),
     ("reproducibility", ANY("cuda.seed-reproducible", "cudnn.deterministic-repro")),
     ("droput", "nn.dropout-train-eval"),
     ("gradient acumulation", "autograd.backward-accumulates"),
@@ -121,7 +121,7 @@ LEARNER_QUERIES = [
     ("seed numpy and torch", "cuda.numpy-seed-separate"),
     ("grad scaler unscale twice", "amp.unscale-twice-error"),
     ("worker init function", "data.worker-init-fn"),
-    ("data loader workers", "data.num-workers-default"),
+    ("data loader workers", Names(("worker",))),
     ("torch load weights only", "serial.save-load-checkpoint-module"),
     ("requires grad false freeze layer", "autograd.layer-requires-grad-false"),
     ("broadcast from rank 0", "dist.broadcast"),
@@ -483,6 +483,11 @@ def test_a_query_no_claim_matches_in_every_word_shows_the_closest_with_the_match
     pg.fill("#search", "dropout eval")  # every word matches: no fallback, the words marked still
     assert "closest" not in pg.inner_text("#ranges tbody.results th")
     assert pg.eval_on_selector_all('#ranges tr.claim[data-id="nn.dropout-train-eval"] td.claim mark', "ms => ms.length")
+    pg.fill("#search", "load gpu checkpoint on cpu")  # fewer than 3 match every word: they come first, then the closest
+    rows = visible_rows(pg)
+    assert rows[0] == "serial.map-location-cpu", rows
+    assert len(rows) >= 3, rows
+    assert "every word, then the closest:" in pg.inner_text("#ranges tbody.results th")
     pg.fill("#search", "zzqx qqzx")
     assert visible_rows(pg) == []
     pg.fill("#search", "")
