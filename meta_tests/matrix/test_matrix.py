@@ -353,7 +353,7 @@ def test_a_gpu_run_is_its_own_column_and_a_cpu_column_never_decides_a_gpu_claim(
         "a CPU-decided claim is not decided by a GPU run's CUDA test"
     assert changes(m, "cuda.x") == []
     assert f"| 2.0.1 | 2.6.0 | 2.6.0 \u00b7 {H100} |" in md
-    assert f'<th class="lane" colspan="1" title="{H100}">{H100}</th>' in page
+    assert f'<th class="lane" colspan="1" title="{H100}" scope="colgroup">{H100}</th>' in page
     assert "supporting evidence ran: test_cuda_x[cpu] passed" in page
 
 
@@ -447,7 +447,7 @@ def test_a_gpu_column_of_an_older_release_sits_in_its_own_lane_after_the_cpu_col
     assert m.lanes() == [("cpu", [0, 1, 2]), (H100, [3])]
     ranges = page.split('id="ranges"', 1)[1].split("</thead>", 1)[0]
     assert re.findall(r'<th class="lane" colspan="(\d+)"', ranges) == ["3", "1"], ranges
-    assert re.findall(r'<th class="ver"[^>]*>([^<]+)</th>', ranges) == ["2.0.1", "2.6.0", "2.7.1", "2.6.0"], ranges
+    assert re.findall(r'<th class="ver[^"]*"[^>]*>([^<]+)<', ranges) == ["2.0.1", "2.6.0", "2.7.1", "2.6.0"], ranges
     cells = re.findall(r'<td class="seg[^"]*" colspan="(\d+)"[^>]*data-device="([^"]+)"', page)
     assert cells == [("3", "cpu"), ("1", H100)], cells
 
@@ -819,10 +819,12 @@ def test_diff_prints_the_claims_whose_verdict_differs_between_two_columns(proj, 
 
     assert diff("2.5.1", "2.6.0") == (0, [
         "2.5.1 \u2192 2.6.0: 1 claim differs", "",
-        "optim.a: holds \u2192 refuted", "  claim: text of optim.a", "  2.6.0: correction: since 2.6 it does y"], "")
+        "optim.a: holds \u2192 refuted", "  claim: text of optim.a", "  2.6.0: correction: since 2.6 it does y",
+        "", "What this comparison cannot tell:", "  decided in 2.5.1 only: 0 claims",
+        "  decided in 2.6.0 only: 0 claims", "  decided in neither: 0 claims"], "")
     rc, lines, _ = diff("2.6.0", "2.5.1")
     assert lines[2] == "optim.a: refuted \u2192 holds", "a downgrade reads the other way"
-    assert diff("2.5.1", "2.5.1")[1] == ["2.5.1 \u2192 2.5.1: no claim's verdict differs"]
+    assert diff("2.5.1", "2.5.1")[1][0] == "2.5.1 \u2192 2.5.1: no claim's verdict differs"
     rc, lines, err = diff("2.5.1", "2.7.0")
     assert (rc, lines) == (2, [])
     assert "no column is '2.7.0'; the columns are: 2.5.1, 2.6.0" in err
@@ -942,3 +944,118 @@ def test_the_committed_evidence_rebuilds_the_committed_page_byte_for_byte(tmp_pa
             "(rebuild it: python -m harness.matrix)")
     for p in evidence.iterdir():
         assert p.read_bytes() == (committed / "reports" / p.name).read_bytes(), f"{p.name} was rewritten"
+
+
+def test_a_gpu_column_says_how_old_it_is_and_shows_the_cpu_verdict_of_what_the_cpu_decides(proj):
+    """A GPU column run before tests changed: its header says when and on which torch it was
+    measured and how many of its tests changed since; a stale cell and a claim it never ran read
+    "rerun" (never "untested"); a CPU-decided claim its run did not decide shows the CPU column's
+    verdict of the same torch, muted and marked "decided on CPU"; one its run decided keeps its own."""
+    proj.claim("optim.edited", "refuted", correction="the truth")
+    proj.claim("optim.same")
+    proj.claim("cuda.x", decided_by="gpu")
+    cuda = {"nodeid": "tests/test_x.py::test_cuda_x", "outcome": "passed", "kind": {"gpus": 1}}
+    on_cpu = {"outcome": "passed", "kind": {"gpus": 0}}  # the GPU run's own CPU tests
+    gpu = proj.report("torch-2.6.0-gpu.json", "2.6.0+cu124", {"optim.edited": on_cpu, "optim.same": on_cpu,
+                                                              "cuda.x": cuda}, device=H100)
+    proj.bodies["optim.edited"] = "assert 1 == 1"  # the test changed after the GPU run
+    proj.claim("cuda.new", "refuted", correction="the new truth", decided_by="gpu")  # no GPU run had its test
+    cpu = proj.report("torch-2.6.0.json", "2.6.0", {
+        "optim.edited": "passed", "optim.same": "passed",
+        "cuda.new": {"outcome": "skipped", "reason": "needs a CUDA GPU (found 0)", "kind": {"gpus": 1}},
+        "cuda.x": {**cuda, "outcome": "skipped", "reason": "needs a CUDA GPU (found 0)"}})
+    m, md, page = proj.build(cpu, gpu, evidence=False)
+    assert cells(m, "optim.edited") == {"2.6.0": "refuted", f"2.6.0 \u00b7 {H100}": "not-run"}
+    edited, same, new = (row(m, c).cells[1] for c in ("optim.edited", "optim.same", "cuda.new"))
+    assert (edited.rerun, edited.cpu is row(m, "optim.edited").cells[0], edited.shown) == (True, True, "refuted")
+    assert (same.verdict, same.cpu, same.shown) == ("holds", None, "holds"), "the GPU run decided it itself"
+    assert (new.verdict, new.rerun, new.cpu, new.shown) == ("untested", True, None, "rerun")
+    assert (texts.cell_word(edited), texts.cell_word(new)) == ("refuted (decided on CPU)", "rerun")
+    ranges = page.split('id="ranges"', 1)[1]
+    head = ranges.split("</thead>", 1)[0]
+    age = (r'<th class="ver gpu"[^>]*>2\.6\.0<small class="age">measured <span class="nw">2026-01-01</span> '
+           r'on torch 2\.6\.0\+cu124; 1 test changed since, 1 claim new: rerun \.ci/gpu</small></th>')
+    assert re.search(age, head), head
+    seg = re.search(r'<td class="seg ([^"]*)"[^>]*data-claim="optim\.edited"[^>]*data-device="' + re.escape(H100)
+                    + r'"[^>]*>(.*?)</td>', ranges).groups()
+    assert seg == ("v-refuted oncpu", '<span class="sym" aria-hidden="true">\u2717</span> refuted'
+                                      '<small class="mark">decided on CPU</small>'), seg
+    seg = re.search(r'<td class="seg ([^"]*)"[^>]*data-claim="cuda\.new"[^>]*data-device="' + re.escape(H100)
+                    + r'"[^>]*data-shown="rerun">(.*?)</td>', ranges).groups()
+    assert seg == ("v-rerun rerun", '<span class="sym" aria-hidden="true">\u21bb</span> rerun'), seg
+    legend = page.split('<ul class="legend"', 1)[1].split("<details", 1)[0]
+    for words in ("<b>rerun</b>", "never &ldquo;untested&rdquo;", "<b>decided on CPU</b>", ".ci/gpu",
+                  "how many of its tests changed since"):
+        assert words in legend, words
+    # a claim refuted by the inventory that no column decided: its detail opens with the correction
+    correction = detail(page, "cuda.new").split("<h3>Correction</h3>", 1)[1].split("<h3>", 1)[0]
+    assert correction.startswith("<ul><li>the new truth</li></ul>"), correction
+    assert "none" not in correction, correction
+
+
+def test_an_upgrade_answer_says_what_it_cannot_know_and_keeps_the_library_rows_apart(proj, capsys):
+    """After the differing claims, `diff` and the page's compare view count the claims decided in
+    only one of the two columns and in neither, by reason (GPU, several GPUs, launcher, library,
+    network); lib.* claims, decided where the optional-library reports joined a column, come apart
+    from torch's; causes are links in the Changes list and the compare view."""
+    proj.claim("optim.a", [("holds", None, "2.6", None), ("refuted", "2.6", None, "since 2.6 it does y")])
+    proj.claim("cuda.x", decided_by="gpu")
+    proj.claim("cuda.y", decided_by="gpu")
+    proj.claim("lib.einops-rearrange", decided_by="external-lib")
+    from test_matrix_causes import CAUSE, PR, _with_cause
+    _with_cause(proj, "2.6", CAUSE)
+    libs = {"kind": {"gpus": 0, "libs": ["einops"]}}
+    skip = {"outcome": "skipped", "reason": "needs a CUDA GPU (found 0)", "kind": {"gpus": 1}}
+    old = proj.report("torch-2.5.1.json", "2.5.1", {"optim.a": "passed", "cuda.x": skip, "cuda.y": skip,
+                                                     "lib.einops-rearrange": {**libs, "outcome": "skipped"}})
+    new = proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed", "cuda.x": skip, "cuda.y": skip,
+                                                     "lib.einops-rearrange": {**libs, "outcome": "passed"}})
+    m, _, page = proj.build(old, new)
+    lim = model.limits(m, "2.5.1", "2.6.0")
+    assert (lim.only_old, lim.only_new, lim.neither) == ({}, {"library": 1}, {"GPU": 2})
+    _, _, found = matrix.diff(m, "2.5.1", "2.6.0")
+    assert [(d.id, d.lib) for d in found] == [("optim.a", False), ("lib.einops-rearrange", True)]
+    capsys.readouterr()
+    evidence = proj.root / "docs" / "matrix" / "reports"
+    assert matrix.main(["diff", "2.5.1", "2.6.0", "--evidence", str(evidence)], inv=proj.inv, rootdir=proj.root) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "2.5.1 \u2192 2.6.0: 1 claim differs, and 1 claim of the optional libraries (lib.*, below)"
+    at = lines.index("lib.einops-rearrange: not-run \u2192 holds")
+    assert lines.index("optim.a: holds \u2192 refuted") < at
+    assert lines[at - 2].startswith("lib.* claims (1): decided by the optional-library reports"), lines
+    assert lines[-4:] == ["What this comparison cannot tell:", "  decided in 2.5.1 only: 0 claims",
+                          "  decided in 2.6.0 only: 1 claim (why not in 2.5.1: library 1)",
+                          "  decided in neither: 2 claims (GPU 2)"], lines
+    changes = page.split('<details id="changes">', 1)[1].split("</details>", 1)[0]
+    assert f'<div class="cause">cause: <a href="{PR}" rel="noreferrer">{PR}</a> ' in changes, changes
+    data = json.loads(page.split('<script type="application/json" id="diff-data">', 1)[1].split("</script>", 1)[0])
+    assert [r["id"] for r in data["rows"]][-1] == "lib.einops-rearrange", "the page lists lib.* claims last too"
+    assert data["reasons"] == list(model.REASONS)
+
+
+def test_every_cited_note_has_a_short_english_title_of_its_content():
+    """harness/matrix/templates/note_titles.json names each note the inventory cites by a short
+    title in English (the by-note headers show it beside the file name, a hash to a reader)."""
+    from harness.matrix.html import note_titles
+
+    titles = note_titles()
+    cited = {s.split(" \u203a ")[0].strip() for c in inventory.load().claims.values() for s in c.source}
+    assert cited <= set(titles), f"notes without a title: {sorted(cited - set(titles))}"
+    for note, title in titles.items():
+        assert 20 <= len(title) <= 200, (note, title)
+        assert not re.search("[\u3400-\u9fff]", title), f"{note}: the title is for a reader of English"
+
+
+def test_the_pages_hints_print_commands_that_work_from_readmes_setup(proj):
+    """Every command the page and the Markdown print runs from the quick start's .venv or tox's
+    .venv-tox by its path, as README names them (a bare `python -m ...` or `tox ...` fails outside
+    the virtualenv); and README runs each of them that way."""
+    proj.claim("optim.a")
+    _, md, page = proj.build(proj.report("torch-2.6.0.json", "2.6.0", {"optim.a": "passed"}))
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    shown = re.findall(r"<code>([^<]*)</code>|`([^`]+)`", page + md)
+    commands = [c for pair in shown for c in pair if re.match(r"(\S*/)?(python3?|tox|pytest)\b", c)]
+    assert commands, "the page prints its commands"
+    for command in commands:
+        assert command.startswith((".venv/bin/", ".venv-tox/bin/")), f"a bare command: {command!r}"
+        assert command.split(" A B")[0] in readme, f"README does not run {command!r} that way"
