@@ -61,6 +61,7 @@ class TestRecord(TypedDict, total=False):
     kind: Kind
     halves: dict[str, str]  # claim ID -> "holding" / "failing"
     decides: dict[str, str]  # claim ID -> the declared role (harness/roles.py)
+    warnings: list[dict[str, str]]  # [{"category", "message"}] the test raised and did not assert
     run: int  # index of the run (in the report's `runs`) that recorded it
     source_hash: str | None  # provenance (harness/provenance.py)
     claims_hash: dict[str, str]

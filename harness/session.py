@@ -113,6 +113,7 @@ class ClaimsRun:
         self.running: dict[str, None] = {}  # node IDs started and not finished (where an interrupted run stopped)
         self.signalled: str | None = None  # the signal that interrupted the run, when it was one we caught
         self._sigterm_before = None
+        self.warned: dict[str, list[dict[str, str]]] = {}  # node ID -> the warnings its run raised
 
     def catch_sigterm(self) -> None:
         """SIGTERM (what `timeout` and most job runners send at a step's time limit) interrupts the
@@ -259,6 +260,8 @@ class ClaimsRun:
             props = dict(report.user_properties)
             entry = self.tests[report.nodeid] = evidence.record(ids, {}, halves=props.get("halves"),
                                                                 decides=props.get("decides"))
+            if report.nodeid in self.warned:
+                entry["warnings"] = list(self.warned[report.nodeid])
         for key, value in report.user_properties:
             if key == "evidence_kind":
                 entry["kind"] = value
@@ -277,6 +280,21 @@ class ClaimsRun:
                 entry["reason"] = failure_summary(report)
         elif report.when == "call" and entry["outcome"] is None:
             entry["outcome"] = "xpassed" if hasattr(report, "wasxfail") else "passed"
+
+    def pytest_warning_recorded(self, warning_message, when, nodeid, location):
+        """The warnings a test raised (and did not assert with pytest.warns), by category and message:
+        a deciding test that meets a DeprecationWarning or FutureWarning of the API its claim states
+        shows the deprecation rule 3 judges (meta_tests/pipeline/test_deprecations_seen.py). With
+        xdist the workers' warnings reach the controller after the test's reports."""
+        if when != "runtest" or not nodeid:
+            return
+        seen = {"category": warning_message.category.__name__, "message": str(warning_message.message)[:300]}
+        warned = self.warned.setdefault(nodeid, [])
+        if seen not in warned:
+            warned.append(seen)
+        entry = self.tests.get(nodeid)
+        if entry is not None:
+            entry["warnings"] = list(warned)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
