@@ -1059,3 +1059,15 @@ def test_the_pages_hints_print_commands_that_work_from_readmes_setup(proj):
     for command in commands:
         assert command.startswith((".venv/bin/", ".venv-tox/bin/")), f"a bare command: {command!r}"
         assert command.split(" A B")[0] in readme, f"README does not run {command!r} that way"
+
+
+def test_a_test_that_became_parametrized_leaves_no_stale_record_of_its_old_shape():
+    """pytest collects one function either bare or parametrized, never both: where a column holds
+    both shapes (a test that took the `device` fixture after the column was first measured), the
+    shape laid down last is the test as it is and the other's records are dropped, instead of
+    reading stale for good (red where both shapes stay)."""
+    from harness.matrix.column_evidence import superseded_shapes
+
+    laid = {"t.py::test_a": 0, "t.py::test_b[cpu]": 1, "t.py::test_a[cpu]": 2, "t.py::test_a[cuda]": 3,
+            "t.py::test_b": 4, "t.py::test_c[x]": 5}
+    assert sorted(superseded_shapes(laid)) == ["t.py::test_a", "t.py::test_b[cpu]"]
