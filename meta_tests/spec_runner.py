@@ -6,8 +6,9 @@ fork_server.py, which has torch imported already (or a fresh Python on GPU machi
 a SpecRun. With `world=...` the run is in one or more wrong worlds (modules in
 meta_tests/wrong_world/worlds/, switched on by meta_tests/wrong_world/world_hook.py), where a
 claim's stated behaviour is different. A wrong-world check asserts that the claim's tests go red
-there (assert_goes_red; assert_holding_half_goes_red for a partly claim; assert_not_holding for a
-timing claim): a test that stays green in the
+there (assert_goes_red; for a partly claim, assert_holding_half_goes_red where the world breaks
+the half that holds and assert_failing_half_goes_red where it makes the note right; assert_not_holding
+for a timing claim): a test that stays green in the
 wrong world checks nothing.
 
 Without a test path among the arguments, the run collects only the spec files that mention one of
@@ -149,6 +150,17 @@ def assert_holding_half_goes_red(run: SpecRun, cid: str, *fragments: str) -> Non
     assert_goes_red(run, cid, *fragments)
     red = [t for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
     assert any(t.get("half") == "holding" for t in red), f"{cid}: no holding-half test went red: {red}"
+
+
+def assert_failing_half_goes_red(run: SpecRun, cid: str, *fragments: str) -> None:
+    """A partly claim failed in the world where the note is right, a test of its failing half (its
+    left-out tests: where the note fails) among the red ones: that half checks something."""
+    __tracebackhide__ = True
+    assert_goes_red(run, cid, *fragments)
+    red = [t for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
+    assert any(t.get("half") == "failing" or t.get("decides") == "left-out" for t in red), (
+        f"{cid}: no failing-half (left-out) test went red: {red}"
+    )
 
 
 def figure_verdicts(run: SpecRun, cid: str) -> list:

@@ -7,13 +7,19 @@ version of the claim would, and the claim's tests must go red, for the reason th
     CPU autocast that stays in float32, with a device parser that takes 'cuda:1,2' as 'cuda:1'
                                                           -> amp.gpu-only, cuda.device-string-multi red
     CUDA autocast that stays in float32 (needs a GPU)     -> amp.float16-half red
+    torch.cuda.amp's autocast and GradScaler undeprecated (no FutureWarning, as before 2.4), with an
+      update() that returns quietly from READY             -> the failing halves of amp.cuda-amp-namespace,
+                                                             amp.default-scale-grad, amp.enabled-false-noop
+                                                             and amp.state-transitions red; amp.float16-half's
+                                                             (needs a GPU) in a run of its own
+    a GradScaler that refuses the CPU (CUDA only)         -> amp.cpu-gradscaler red
 
 The CUDA checks need a CUDA GPU, like the tests they check (the `gpu` marker selects them):
 without one they skip with the reason.
 """
 import pytest
 
-from spec_runner import assert_goes_red
+from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args
 
 
 def test_unscale_that_decrements_the_scale_turns_get_scale_after_unscale_red(run_spec):
@@ -50,3 +56,34 @@ def test_cuda_autocast_left_in_float32_turns_float16_half_red(run_spec):
     run = run_spec("tests/test_amp_autocast.py", "--claim", "amp.float16-half", "-m", "gpu",
                    world="cuda_autocast_in_float32")
     assert_goes_red(run, "amp.float16-half", "torch.float32")
+
+
+# the partly claims: (claim, reason its failing-half test gives where the note is right)
+UNDEPRECATED_CUDA_AMP = {
+    "amp.cuda-amp-namespace": "DID NOT WARN",
+    "amp.default-scale-grad": "DID NOT WARN",
+    "amp.enabled-false-noop": "assert [] == ['`torch.cuda",
+    "amp.state-transitions": "DID NOT RAISE AssertionError",
+}
+
+
+@pytest.mark.needs(min_torch="2.4")  # the deprecation the failing halves assert
+def test_an_undeprecated_torch_cuda_amp_and_a_quiet_update_turn_the_failing_halves_red(run_spec):
+    run = run_spec(*claim_args(*UNDEPRECATED_CUDA_AMP), "-m", "cpu",
+                   world=("cuda_amp_names_not_deprecated", "update_from_ready_returns_quietly"))
+    for cid, fragment in UNDEPRECATED_CUDA_AMP.items():
+        assert_failing_half_goes_red(run, cid, fragment)
+
+
+@pytest.mark.needs(gpus=1, min_torch="2.4")
+def test_an_undeprecated_torch_cuda_amp_autocast_turns_the_failing_half_of_float16_half_red(run_spec):
+    run = run_spec("tests/test_amp_autocast.py", "--claim", "amp.float16-half", "-m", "gpu",
+                   world="cuda_amp_names_not_deprecated")
+    assert_failing_half_goes_red(run, "amp.float16-half", "DID NOT WARN")
+
+
+@pytest.mark.needs(min_torch="2.3")
+def test_a_gradscaler_for_cuda_only_turns_cpu_gradscaler_red(run_spec):
+    run = run_spec("tests/test_amp_gradscaler.py", "--claim", "amp.cpu-gradscaler", "-m", "cpu",
+                   world="gradscaler_cuda_only")
+    assert_goes_red(run, "amp.cpu-gradscaler", "this world: GradScaler is CUDA only")

@@ -8,11 +8,13 @@ the reason their assertions give.
                                                           -> autograd.grad-ones-per-sample red (its holding half)
     jacrev that lays its result out input-first             -> autograd.jacrev-same-as-jacobian red
     four worlds where the note would be right, in one spec run (notes_right_run):
-      a write through .numpy() seen by the version counter -> autograd.inplace-check red
+      a write through .numpy() seen by the version counter -> autograd.inplace-check red (failing half)
       a frozen layer always recorded (F.linear attaches a graph when nothing requires grad)
                                                           -> autograd.requires-grad-false-semantics red
+                                                             (failing half)
       nn.LSTM's constructor exactly the note's six parameters -> nn.lstm-signature red
       strict=False that also skips keys whose shape differs -> nn.load-state-dict-strict-false red
+        (that claim now holds: for it this world is one where the note is wrong)
     clip_grad_norm_ that rescales every gradient to max_norm -> autograd.clip-grad-norm-explode-only red
     require_grad as an alias of requires_grad             -> autograd.require-grad-typo red
       (both in the spec run shared with optim and init: conftest.py, optim_autograd_init_run)
@@ -20,10 +22,22 @@ the reason their assertions give.
                                                           -> autograd.layer-requires-grad-false red
     torch.no_grad() that records the graph anyway (benchmark, serial spec run)
                                                           -> autograd.no-grad-speed-memory failed
+    the notes' world for five refuted claims, and autograd.grad as the note reads grad_outputs, in
+      one spec run (notes_refuted_run):
+      tensor.detach.clone()() that works                   -> autograd.detach-clone-typo red
+      a detached tensor that never shows a .grad           -> autograd.detach-never-grad red
+      tensor.data() callable                              -> autograd.data-is-function red
+      backward that keeps the graph (retain_graph defaults to True)
+                                                          -> autograd.backward-twice-same-graph red
+      a detach() inside forward() that makes the next backward raise
+                                                          -> autograd.detach-in-forward red
+      grad_outputs times each element's (sample's) own derivative, never summed
+                                                          -> autograd.grad-outputs-no-sum,
+                                                             autograd.grad-ones-per-sample red (failing halves)
 """
 import pytest
 
-from spec_runner import SERIAL, assert_goes_red, assert_not_holding, make_runner
+from spec_runner import SERIAL, assert_failing_half_goes_red, assert_goes_red, assert_not_holding, make_runner
 
 CASES = [
     pytest.param("test_autograd_detach_clone.py", "autograd.detach-shared", "detach_that_copies",
@@ -64,7 +78,9 @@ def notes_right_run(tmp_path_factory):
 
 @pytest.mark.parametrize("cid", CLAIMS)
 def test_audited_claim_goes_red_where_the_note_would_be_right(notes_right_run, cid):
-    assert_goes_red(notes_right_run, cid, CLAIMS[cid])
+    # the two autograd claims are partly: their failing half (the case the note leaves out) must be among the red
+    check = assert_failing_half_goes_red if cid.startswith("autograd.") else assert_goes_red
+    check(notes_right_run, cid, CLAIMS[cid])
 
 
 def test_clip_grad_norm_that_scales_up_turns_explode_only_red(optim_autograd_init_run):
@@ -90,3 +106,34 @@ def test_no_grad_that_records_the_graph_does_not_hold(run_spec):
     # the exact memory half is checked first, so it is what catches this world, on every machine
     # (the timing half would only see the patched side's call overhead, inconclusive or "fails" by chance)
     assert "under no_grad the forward kept" in (run.claim("autograd.no-grad-speed-memory")["reason"] or "")
+
+
+REFUTED = {
+    "autograd.detach-clone-typo": "DID NOT RAISE",
+    "autograd.detach-never-grad": "the note says a detached tensor never gets .grad",
+    "autograd.data-is-function": "DID NOT RAISE",
+    "autograd.backward-twice-same-graph": "DID NOT RAISE",
+    "autograd.detach-in-forward": "detach() was called in the forward pass",
+}
+FAILING_HALVES = {
+    "autograd.grad-outputs-no-sum": "Tensor-likes are not close",
+    "autograd.grad-ones-per-sample": "grad with ones is not the gradient of sum(y)",
+}
+
+
+@pytest.fixture(scope="module")
+def notes_refuted_run(tmp_path_factory):
+    run = make_runner(tmp_path_factory.mktemp("notes_refuted"))
+    files = ["tests/test_autograd.py", "tests/test_autograd_detach_clone.py", "tests/test_autograd_functional.py"]
+    return run(*files, "--claim", ",".join([*REFUTED, *FAILING_HALVES]), "-m", "cpu", "-p", "no:xdist",
+               world=("detach_data_and_backward_as_the_notes_say", "grad_outputs_multiply_each_own_derivative"))
+
+
+@pytest.mark.parametrize("cid", REFUTED)
+def test_a_refuted_claim_goes_red_where_the_note_is_right(notes_refuted_run, cid):
+    assert_goes_red(notes_refuted_run, cid, REFUTED[cid])
+
+
+@pytest.mark.parametrize("cid", FAILING_HALVES)
+def test_a_partly_claims_failing_half_goes_red_where_the_note_is_right(notes_refuted_run, cid):
+    assert_failing_half_goes_red(notes_refuted_run, cid, FAILING_HALVES[cid])

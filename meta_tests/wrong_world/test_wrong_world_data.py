@@ -18,10 +18,20 @@ way a wrong reading of the notes would have it. Each run collects only the test 
                                                              data.dataset-only-required-arg red
     a DataLoader that hands the dataset a batch's whole list of indices in one call
                                                           -> data.dataset-index-to-pair red
+    torch.utils.data as the notes describe it: a Dataset subclass must override __init__ and
+      __len__, a DataLoader that is an iterator, loader iterators with a .next() method
+                                                          -> data.dataset-required-methods,
+                                                             data.dataloader-is-iterator, data.iter-next-method red
+    samplers as the notes describe them: a DataLoader that takes only Sampler subclasses, a
+      SubsetRandomSampler that shuffles the whole dataset -> data.samplers-base red on its left-out test,
+                                                             data.subset-random-sampler red
+
+The partly claims (random-sampler-signature, weighted-random-sampler, samplers-base) must go red on
+their failing half (a left-out test among the red ones).
 """
 import pytest
 
-from spec_runner import assert_goes_red, claim_args
+from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args
 
 
 def test_samplers_with_other_signatures_turn_the_signature_claims_red(run_spec):
@@ -36,6 +46,8 @@ def test_samplers_with_other_signatures_turn_the_signature_claims_red(run_spec):
                    world="samplers_with_other_signatures")
     for claim, fragment in claims.items():
         assert_goes_red(run, claim, fragment)
+    for claim in ("data.weighted-random-sampler", "data.random-sampler-signature"):  # partly: the failing half
+        assert_failing_half_goes_red(run, claim, claims[claim])
 
 
 def test_loader_ignoring_drop_last_and_sampler_not_reshuffling_turn_data_claims_red(run_spec):
@@ -70,3 +82,25 @@ def test_a_loader_that_fetches_a_batch_in_one_call_turns_dataset_index_to_pair_r
     run = run_spec("tests/test_data_loader.py", "-m", "cpu", "--claim", "data.dataset-index-to-pair",
                    world="loader_hands_the_dataset_a_batch_of_indices")
     assert_goes_red(run, "data.dataset-index-to-pair", "indices handed over: [[")
+
+
+def test_a_dataloader_as_the_notes_describe_turns_the_refuted_loader_claims_red(run_spec):
+    claims = {
+        "data.dataset-required-methods": "_OnlyGetitem must override __init__",
+        "data.dataloader-is-iterator": "DataLoader has __next__",
+        "data.iter-next-method": "expected AttributeError, got None",
+    }
+    run = run_spec("tests/test_data_loader.py", "-m", "cpu", *claim_args(*claims),
+                   world="dataloader_as_the_notes_describe")
+    for claim, fragment in claims.items():
+        assert_goes_red(run, claim, fragment)
+    assert_goes_red(run, "data.dataset-required-methods", "torch.utils.data.Dataset defines __len__")
+
+
+def test_samplers_as_the_notes_describe_turn_samplers_base_and_subset_random_sampler_red(run_spec):
+    run = run_spec("tests/test_data_samplers.py", "-m", "cpu",
+                   *claim_args("data.samplers-base", "data.subset-random-sampler"),
+                   world="samplers_as_the_notes_describe")
+    assert_failing_half_goes_red(run, "data.samplers-base", "sampler must inherit from torch.utils.data.Sampler")
+    assert_goes_red(run, "data.subset-random-sampler", "is not a permutation of the subset",
+                    "SubsetRandomSampler left its subset")

@@ -3,8 +3,18 @@ differs, the claim's tests must go red, for the reason their assertions give.
 
     the note's world for the image recipes: fromarray takes H x W x 1 as grayscale,
       permute(2, 0, 1) of an H x W tensor reads it as H x W x 1, to_tensor scales every image
-                                                          -> dtype.pil-from-tensor, dtype.to-pil-image-equivalence,
+                                                          -> the failing halves of dtype.pil-from-tensor,
+                                                             dtype.to-pil-image-equivalence,
                                                              dtype.pil-to-tensor-manual, dtype.to-tensor-func red
+    the note's world for arange and numpy(): arange(5, requires_grad=True) makes a float tensor with its
+      gradient allocated; numpy() / from_numpy take grad, bfloat16 and negatively strided data
+                                                          -> dtype.arange-requires-grad red, and
+                                                             dtype.numpy-roundtrip's failing half red
+    CUDA arithmetic that refuses a 0-dim CPU tensor, and Tensor.cuda() that returns the CPU tensor
+      (needs a CUDA GPU, skips without one)               -> dtype.cuda-cpu-mix's failing half red,
+                                                             dtype.cuda-cpu-methods red (it holds)
+    CUDA arithmetic that moves any CPU operand over (needs a CUDA GPU)
+                                                          -> dtype.cuda-cpu-mix's holding half red
     Tensor.to whose non_blocking defaults to True         -> dtype.to-non-blocking-default red
     torch.tensor(..., requires_grad=True) that allocates .grad at creation, integers made floating
                                                           -> dtype.tensor-requires-grad red
@@ -22,7 +32,6 @@ differs, the claim's tests must go red, for the reason their assertions give.
       - the deprecated-but-working claims (docs/verdict-rules.md, rule 3): set_default_tensor_type
         does nothing, torch.cuda.amp.autocast is no torch.autocast, torch.jit.trace returns the
         eager module, squeezenet1_0(pretrained=True) loads no weights.
-      - nn.load-state-dict-strict-false: strict=False refuses unexpected keys.
       - dtype.to-tensor-func, dtype.pil-to-tensor-manual: to_tensor leaves 8-bit images unscaled (0..255).
       - dtype.pil-from-tensor, dtype.to-pil-image-equivalence: permute(1, 2, 0) of a 3-channel uint8 image
         transposes it (W and H swap).
@@ -36,11 +45,31 @@ differs, the claim's tests must go red, for the reason their assertions give.
       - autograd.requires-grad-false-semantics: SGD's weight decay reaches frozen parameters.
       - loss.mse-reduction: MSELoss(reduction='none') of one output per sample is no per-sample vector.
       - dist.launch-help-options: torch.distributed.launch refuses the note's --use_env spelling.
+      - the torch.cuda.amp claims' scaler: a fresh GradScaler starts at 2**15 (amp.default-scale-grad), a
+        disabled one still scales the loss (amp.enabled-false-noop), update() leaves each optimizer in its
+        stage (amp.state-transitions).
+      - autograd.grad-outputs-no-sum: grad_outputs as a weighted mean (the world of grad-ones-per-sample).
+      - data.samplers-base: BatchSampler does not derive from Sampler.
+      - dist.launch-defaults: the parser's default node_rank is 1; dist.launch-no-python-needs-use-env:
+        the launcher refuses --use_env (above), so --no_python misuse raises no ValueError.
+      - the torch.jit claims (partly from 2.10): torch.jit.script hands back the eager module (with
+        trace above), so nothing scripted saves, loads or refuses.
+      - nn.named-modules-add-module: a plain Module's add_module stores a copy of the layer.
+      - nn.rnn-defaults, nn.rnn-output-vs-hn: nn.RNN defaults to relu, and its h_n is off by one.
+      - optim.yolo-param-groups: a bias-free Conv2d carries a zero bias that is no parameter of the model.
+      - tensor.bmm-leading-dims: bmm is off by one; tensor.matmul-general: matmul does not broadcast batch
+        dims; tensor.normal-tensor-mean: normal(tensor mean) loses the mean's shape;
+        tensor.image-layout-convention: to_tensor unscaled (above); tensor.masked-fill: a non-bool
+        mask is taken as truthiness (from 2.1, where the claim holds).
+      - tv.make-grid-3ch: make_grid of 1-channel images keeps 1 channel.
+      nn.load-state-dict-strict-false now holds: its world (strict=False refusing unexpected keys) is in
+      test_wrong_world_nn.py.
 """
 import pytest
 
 from spec_runner import (
     SERIAL,
+    assert_failing_half_goes_red,
     assert_goes_red,
     assert_holding_half_goes_red,
     assert_not_holding,
@@ -62,7 +91,30 @@ def test_image_recipes_that_handle_one_channel_turn_the_refuted_image_claims_red
         world="image_recipes_handle_one_channel",
     )
     for cid, fragment in IMAGE_RECIPE_CLAIMS.items():
-        assert_goes_red(run, cid, fragment)
+        assert_failing_half_goes_red(run, cid, fragment)
+
+
+def test_arange_that_allocates_a_gradient_and_a_free_numpy_conversion_turn_the_dtype_claims_red(run_spec):
+    run = run_spec("tests/test_dtype.py", *claim_args("dtype.arange-requires-grad", "dtype.numpy-roundtrip"),
+                   "-m", "cpu", world=("arange_requires_grad_allocates_a_gradient", "numpy_conversion_always_free"))
+    assert_goes_red(run, "dtype.arange-requires-grad", "DID NOT RAISE RuntimeError",
+                    "requires_grad only marks the tensor; nothing is allocated yet")
+    assert_failing_half_goes_red(run, "dtype.numpy-roundtrip", "DID NOT RAISE RuntimeError")
+
+
+@pytest.mark.needs(gpus=1)
+def test_a_cuda_add_that_refuses_cpu_scalars_and_a_cuda_that_stays_on_the_cpu_turn_claims_red(run_spec):
+    run = run_spec("tests/test_dtype.py", *claim_args("dtype.cuda-cpu-mix", "dtype.cuda-cpu-methods"), "-m", "gpu",
+                   world=("cpu_scalar_refused_on_cuda", "cuda_returns_the_cpu_tensor"))
+    assert_failing_half_goes_red(run, "dtype.cuda-cpu-mix", "this world: a 0-dim CPU tensor too")
+    assert_goes_red(run, "dtype.cuda-cpu-methods", "cuda() put the tensor on cpu")
+
+
+@pytest.mark.needs(gpus=1)
+def test_cpu_and_cuda_tensors_that_mix_turn_the_holding_half_of_cuda_cpu_mix_red(run_spec):
+    run = run_spec("tests/test_dtype.py", "--claim", "dtype.cuda-cpu-mix", "-m", "gpu",
+                   world="cpu_and_cuda_tensors_mix")
+    assert_holding_half_goes_red(run, "dtype.cuda-cpu-mix", "DID NOT RAISE RuntimeError")
 
 
 def test_tensor_to_defaulting_to_non_blocking_turns_the_default_claim_red(run_spec):
@@ -91,16 +143,56 @@ def test_float32_matmul_routed_through_float64_does_not_hold(run_spec):
     assert_not_holding(run, "dtype.float-faster-than-double", "inconclusive", "failed")
 
 
-CLAIMS = [
-    "tensor.normal-size-tensor-args", "nn.load-state-dict-strict-false", "dtype.to-tensor-func",
-    "dtype.pil-to-tensor-manual",
-    "dtype.pil-from-tensor", "dtype.to-pil-image-equivalence", "dtype.numpy-roundtrip", "tensor.vstack-hstack",
-    "tensor.arange-two-three-args", "nn.lstm-signature", "data.random-sampler-signature",
-    "data.weighted-random-sampler", "dist.syncbn-signature", "nn.embedding-shape",
-    "dtype.set-default-tensor-type", "amp.cuda-amp-namespace", "jit.script-trace-not-deprecated",
-    "tv.models-pretrained-kwarg", "autograd.inplace-check", "autograd.requires-grad-false-semantics",
-    "loss.mse-reduction", "dist.launch-help-options", "autograd.grad-ones-per-sample",
-]
+# each CPU partly claim, and the reason a test of its holding half gives in the partly claims' world
+CLAIMS = {
+    "tensor.normal-size-tensor-args": "this world: no tensors with size",
+    "dtype.to-tensor-func": "255.0 <= 1.0",
+    "dtype.pil-to-tensor-manual": "the recipe and to_tensor disagree",
+    "dtype.pil-from-tensor": "PIL size (48, 80), expected (W, H) = (80, 48)",
+    "dtype.to-pil-image-equivalence": "(80, 48) == (48, 80)",
+    "dtype.numpy-roundtrip": "does not share a's memory",
+    "tensor.vstack-hstack": "DID NOT RAISE RuntimeError",
+    "tensor.arange-two-three-args": "arange(0, 1, 1)",
+    "nn.lstm-signature": "('batch_first', False), ('batch_first', True)",
+    "data.random-sampler-signature": "('replacement', False), ('replacement', True)",
+    "data.weighted-random-sampler": "('replacement', True), ('replacement', False)",
+    "dist.syncbn-signature": "('momentum', 0.1), ('momentum', 0.2)",
+    "nn.embedding-shape": "('embedding_dim', 16)",
+    "dtype.set-default-tensor-type": "torch.float32 != torch.float64",
+    "amp.cuda-amp-namespace": "contextlib.nullcontext",
+    "jit.script-trace-not-deprecated": "torch.jit._script.ScriptModule",
+    "tv.models-pretrained-kwarg": "was not loaded from the cached checkpoint",
+    "autograd.inplace-check": "DID NOT RAISE RuntimeError",
+    "autograd.requires-grad-false-semantics": "step() changed a requires_grad=False parameter",
+    "loss.mse-reduction": "gave shape (6, 1), expected (6,)",
+    "dist.launch-help-options": "underscore spellings accepted: False",
+    "autograd.grad-ones-per-sample": "each sample's own derivative",
+    "amp.default-scale-grad": "assert 32768.0 == 65536.0",
+    "amp.enabled-false-noop": "enabled=False training differs from plain training",
+    "amp.state-transitions": "assert 'STEPPED' == 'READY'",
+    "autograd.grad-outputs-no-sum": "!= grad_outputs * own derivative",
+    "data.samplers-base": "BatchSampler does not derive from torch.utils.data.Sampler",
+    "dist.launch-defaults": "{'node_rank': 1} != {'node_rank': 0}",
+    "dist.launch-no-python-needs-use-env": "DID NOT RAISE ValueError",
+    "jit.cpp-import-needs-torchscript": "'Cell' object has no attribute 'save'",
+    "jit.nested-example": "'MyRNNLoop' object has no attribute 'code'",
+    "jit.nested-preserves-control-flow": "'MyRNNLoop' object has no attribute 'code'",
+    "jit.script-not-superset-of-trace": "DID NOT RAISE NotSupportedError",
+    "jit.script-save-load": "'MyModule' object has no attribute 'save'",
+    "jit.script-standalone": "'Gate' object has no attribute 'save'",
+    "jit.trace-control-flow": "the trace summed the example's 3 rows only",
+    "jit.trace-script-usage": "isinstance(Cell(",
+    "nn.named-modules-add-module": "get_submodule('0')",
+    "nn.rnn-defaults": "'relu' != 'tanh'",
+    "nn.rnn-output-vs-hn": "Tensor-likes are not close",
+    "optim.yolo-param-groups": "<not the model's>",
+    "tensor.bmm-leading-dims": "tensor([[1.]], dtype=torch.float64), tensor([[0.]]",
+    "tensor.image-layout-convention": "to_tensor: values span [0.0, 255.0], expected [0, 1]",
+    "tensor.masked-fill": "DID NOT RAISE RuntimeError",
+    "tensor.matmul-general": "this world: matmul does not broadcast batch dims",
+    "tensor.normal-tensor-mean": "tensor mean, number std",
+    "tv.make-grid-3ch": "1-channel input gave (1, 26, 30)",
+}
 
 
 def test_every_cpu_partly_claim_has_a_world_here():
@@ -118,14 +210,20 @@ def test_every_cpu_partly_claim_has_a_world_here():
 def partly_run(tmp_path_factory):
     run = make_runner(tmp_path_factory.mktemp("partly"))
     # the gloo process-group test of dist.syncbn-signature (convert_sync_batchnorm) is no half: left out
-    return run("--claim", ",".join(CLAIMS + ["autograd.retain-graph"]), "-m", "cpu", "-p", "no:xdist",
-               "-k", "not convert_sync_batchnorm",
+    # and the dist.launch tests that launch workers (their holding halves' in-process tests go red)
+    return run("--claim", ",".join([*CLAIMS, "autograd.retain-graph"]), "-m", "cpu", "-p", "no:xdist",
+               "-k", "not convert_sync_batchnorm and not launch_through_the_module and not starts_one_worker"
+               " and not executes_the_program_itself",
                world="partly_holding_halves_broken", timeout=300)
 
 
 @pytest.mark.parametrize("cid", CLAIMS)
 def test_a_partly_claim_leaves_partly_when_its_holding_half_breaks(partly_run, cid):
-    assert_holding_half_goes_red(partly_run, cid)
+    assert_holding_half_goes_red(partly_run, cid, CLAIMS[cid])
+    # the reason is a holding-half test's own, not only the failing half's
+    holding = [t.get("reason") or "" for t in partly_run.claim(cid)["tests"]
+               if t["outcome"] in ("failed", "error") and t.get("half") == "holding"]
+    assert any(CLAIMS[cid] in r for r in holding), f"{cid}: no holding-half test failed for {CLAIMS[cid]!r}: {holding}"
 
 
 def test_retain_graph_goes_red_where_backward_keeps_every_graph(partly_run):

@@ -11,14 +11,32 @@ would (for a refuted claim, as the note says it does), and the claim's tests mus
                                                           -> nn.rnn-output-vs-hn red
     nn.Linear that ignores its bias, and an nn.ModuleList that keeps its layers unregistered
                                                           -> nn.linear-weight-orientation, nn.modulelist-registers red
+    load_state_dict(strict=False) that refuses unexpected keys
+                                                          -> nn.load-state-dict-strict-false red
+    nn as the notes describe it: a .flops() method on every layer, a parameter .name that names its
+      layer, a ModuleList assignable to a weight, batch norm keeping a running std, an RNN h_n with
+      a time dimension, nn.Embedding with the note's two parameters (independent patches, one run,
+      with lstm_with_the_notes_signature)                 -> nn.flops-method, nn.param-name-attr,
+                                                             nn.modulelist-as-weight, nn.bn-params-vs-buffers,
+                                                             nn.rnn-hidden-shape red; nn.embedding-shape and
+                                                             nn.lstm-signature red on their left-out tests
+    an RNN that drops after every layer, the last included, and takes any feature count
+                                                          -> nn.rnn-defaults red on its left-out test,
+                                                             nn.rnn-size-args red
+    layers that refuse the device= keyword (torch before 1.9) -> nn.linear-device-kwarg red (its CPU
+                                                             tests; its CUDA test needs a GPU, skips without one)
 
-nn.lstm-signature and nn.load-state-dict-strict-false are checked in test_wrong_world_autograd.py's
-run of four worlds where the note would be right and, as partly claims, in test_wrong_world_dtype.py;
-nn.embedding-shape there too.
+The partly claims named-modules-add-module, rnn-output-vs-hn, embedding-shape, lstm-signature and
+rnn-defaults must go red on their failing half (a left-out test among the red ones).
+
+nn.lstm-signature and nn.load-state-dict-strict-false are also checked in test_wrong_world_autograd.py's
+run of four worlds; nn.lstm-signature and nn.embedding-shape, as partly claims, in test_wrong_world_dtype.py.
 """
 import pytest
 
-from spec_runner import assert_goes_red
+from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args, make_runner
+
+PARTLY = {"nn.named-modules-add-module", "nn.rnn-output-vs-hn"}
 
 CASES = [
     pytest.param("test_nn_dropout.py", "nn.dropout-train-eval", "dropout_without_rescale",
@@ -31,13 +49,17 @@ CASES = [
                  "DID NOT RAISE", id="add-module-takes-dotted-names"),
     pytest.param("test_nn_rnn.py", "nn.rnn-output-vs-hn", "rnn_h_n_is_the_last_output_step",
                  "layer 0's final state is not in output", id="h-n-is-the-last-output-step"),
+    # a holds claim (it was partly): the note is wrong where strict=False refuses the unexpected key
+    pytest.param("test_nn_modules.py", "nn.load-state-dict-strict-false", "strict_false_refuses_unexpected_keys",
+                 "strict=False refuses them", id="strict-false-refuses-unexpected-keys"),
 ]
 
 
 @pytest.mark.parametrize("test_file, claim, world, reason", CASES)
 def test_claim_goes_red_in_the_wrong_world(run_spec, test_file, claim, world, reason):
     run = run_spec(f"tests/{test_file}", "--claim", claim, "-m", "cpu", world=world)
-    assert_goes_red(run, claim, reason)
+    # a partly claim in the world where the note is right: red on its failing half
+    (assert_failing_half_goes_red if claim in PARTLY else assert_goes_red)(run, claim, reason)
 
 
 def test_nn_claims_go_red_for_a_bias_free_linear_and_an_unregistering_modulelist(run_spec):
@@ -48,3 +70,55 @@ def test_nn_claims_go_red_for_a_bias_free_linear_and_an_unregistering_modulelist
     )
     assert_goes_red(run, "nn.linear-weight-orientation", "Mismatched elements")
     assert_goes_red(run, "nn.modulelist-registers", "layers.0.weight")
+
+
+NOTES_NN_CLAIMS = {
+    "nn.flops-method": "DID NOT RAISE",
+    "nn.param-name-attr": "['fc1', 'fc1', 'fc2', 'fc2'] == [None, None, None, None]",
+    "nn.modulelist-as-weight": "DID NOT RAISE",
+    "nn.bn-params-vs-buffers": "'running_std'",
+    "nn.rnn-hidden-shape": "no time dimension, batch_first or not",
+    "nn.embedding-shape": "parameters after the note's two: []",
+    "nn.lstm-signature": "parameters after the note's six",
+}
+NOTES_NN_PARTLY = {"nn.embedding-shape", "nn.lstm-signature"}
+
+
+@pytest.fixture(scope="module")
+def notes_nn_run(tmp_path_factory):
+    run = make_runner(tmp_path_factory.mktemp("nn-notes"))
+    files = ["tests/test_nn_modules.py", "tests/test_nn_batchnorm.py", "tests/test_nn_rnn.py",
+             "tests/test_nn_layers.py"]
+    return run(*files, *claim_args(*NOTES_NN_CLAIMS), "-m", "cpu", "-p", "no:xdist",
+               world=("nn_layers_as_the_notes_describe", "lstm_with_the_notes_signature"))
+
+
+@pytest.mark.parametrize("cid", list(NOTES_NN_CLAIMS))
+def test_nn_as_the_notes_describe_turns_the_refuted_nn_claims_red(notes_nn_run, cid):
+    if cid in NOTES_NN_PARTLY:
+        assert_failing_half_goes_red(notes_nn_run, cid, NOTES_NN_CLAIMS[cid])
+    else:
+        assert_goes_red(notes_nn_run, cid, NOTES_NN_CLAIMS[cid])
+
+
+def test_an_rnn_that_drops_every_layer_and_takes_any_features_turns_rnn_claims_red(run_spec):
+    run = run_spec("tests/test_nn_rnn.py", *claim_args("nn.rnn-defaults", "nn.rnn-size-args"), "-m", "cpu",
+                   world="rnn_drops_every_layer_and_takes_any_feature_count")
+    assert_failing_half_goes_red(run, "nn.rnn-defaults", "DID NOT WARN")
+    assert_goes_red(run, "nn.rnn-size-args", "DID NOT RAISE")
+
+
+def test_layers_without_a_device_keyword_turn_linear_device_kwarg_red_on_cpu(run_spec):
+    # decided on a GPU, but its meta-device and cpu cases show the keyword at work on any machine
+    run = run_spec("tests/test_nn_layers.py", "--claim", "nn.linear-device-kwarg", "-m", "cpu",
+                   world="layers_without_a_device_keyword")
+    assert_goes_red(run, "nn.linear-device-kwarg", "unexpected keyword argument 'device'")
+
+
+@pytest.mark.needs(gpus=1)
+def test_layers_without_a_device_keyword_turn_linear_device_kwarg_red_on_a_gpu(run_spec):
+    run = run_spec("tests/test_nn_layers.py", "--claim", "nn.linear-device-kwarg", "-m", "gpu",
+                   world="layers_without_a_device_keyword")
+    assert_goes_red(run, "nn.linear-device-kwarg", "unexpected keyword argument 'device'")
+    red = [t["nodeid"] for t in run.claim("nn.linear-device-kwarg")["tests"] if t["outcome"] == "failed"]
+    assert any("[cuda]" in nodeid for nodeid in red), red

@@ -11,10 +11,14 @@ must go red there, for the reason their assertions give.
     SGD that climbs (x <- x + lr * grad)                  -> optim.sgd-update red
     optimizers with grad_zero as an alias of zero_grad    -> optim.grad-zero-typo red
       (both in the spec run shared with autograd and init: conftest.py, optim_autograd_init_run)
+    two worlds in one spec run:
+      the note's world for the yolov5 loop: model.modules() reaches every parameter as a weight or
+        a bias (an LSTM's too)                            -> optim.yolo-param-groups red (failing half)
+      SGD and Adam whose step() performs two iterations    -> optim.trainer-sgd-adam-step red
 """
 import pytest
 
-from spec_runner import assert_goes_red
+from spec_runner import assert_failing_half_goes_red, assert_goes_red
 
 CASES = [
     pytest.param("test_optim_zero_grad.py", "optim.zero-grad-clears", "optimizer_zero_grad_does_nothing",
@@ -50,3 +54,12 @@ def test_sgd_that_adds_lr_times_grad_turns_sgd_update_red(optim_autograd_init_ru
 
 def test_optimizers_with_grad_zero_turn_the_typo_test_red(optim_autograd_init_run):
     assert_goes_red(optim_autograd_init_run, "optim.grad-zero-typo", "DID NOT RAISE")
+
+
+def test_every_parameter_grouped_and_a_step_that_iterates_twice_turn_yolo_and_trainer_claims_red(run_spec):
+    run = run_spec("tests/test_optim.py", "-m", "cpu", "--claim", "optim.yolo-param-groups",
+                   "--claim", "optim.trainer-sgd-adam-step",
+                   world=("modules_reach_every_parameter_as_weight_or_bias", "optimizer_step_runs_two_iterations"))
+    assert_failing_half_goes_red(run, "optim.yolo-param-groups",
+                                 "Right contains 4 more items, first extra item: 'rnn.bias_hh_l0'")
+    assert_goes_red(run, "optim.trainer-sgd-adam-step", "step 1, parameter 0")

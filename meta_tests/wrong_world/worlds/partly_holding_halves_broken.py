@@ -5,6 +5,7 @@ in test_wrong_world_dtype.py's docstring (autograd.inplace-check, loss.mse-reduc
 and the others of CLAIMS there).
 """
 import contextlib
+import copy
 import inspect
 
 import torch
@@ -15,7 +16,9 @@ import torch.utils.data.sampler as sampler_mod
 import torchvision.models as models
 import torchvision.models.squeezenet as squeezenet_mod
 import torchvision.transforms.functional as TF
+import torchvision.utils as tv_utils
 from torch import nn
+from torch.amp import grad_scaler
 
 from wrong_world.worlds import grad_outputs_as_a_weighted_mean
 
@@ -32,6 +35,8 @@ _normal = torch.normal
 def normal(*args, **kwargs):
     if "size" in kwargs and any(isinstance(a, torch.Tensor) for a in args[:2]):
         raise TypeError("normal() received an invalid combination of arguments (this world: no tensors with size)")
+    if "size" not in kwargs and len(args) == 2 and isinstance(args[0], torch.Tensor) and args[0].dim() > 1:
+        return _normal(*args, **kwargs).flatten()  # the draw loses the tensor mean's shape
     return _normal(*args, **kwargs)
 
 
@@ -45,15 +50,6 @@ _squeezenet1_0 = models.squeezenet1_0
 
 def squeezenet1_0(*args, pretrained=False, **kwargs):
     return _squeezenet1_0(*args, **kwargs)  # pretrained=True loads nothing
-
-
-_load_state_dict = nn.Module.load_state_dict
-
-
-def load_state_dict(self, state_dict, strict=True, *args, **kwargs):
-    if not strict and set(state_dict) - set(self.state_dict()):
-        raise RuntimeError("unexpected keys (this world)")
-    return _load_state_dict(self, state_dict, strict, *args, **kwargs)
 
 
 _to_tensor = TF.to_tensor
@@ -165,7 +161,108 @@ _launch_parse_args = launch.parse_args
 def launch_parse_args(args):
     if "--use_env" in args:  # the note's --use_env spelling refused
         raise SystemExit(2)
-    return _launch_parse_args(args)
+    parsed = _launch_parse_args(args)
+    if not any(a.startswith(("--node_rank", "--node-rank")) for a in args):
+        parsed.node_rank = 1  # the default node rank is not 0
+    return parsed
+
+
+_GradScaler = grad_scaler.GradScaler
+_gs_init, _gs_scale, _gs_update = _GradScaler.__init__, _GradScaler.scale, _GradScaler.update
+
+
+def gs_init(self, device="cuda", init_scale=2.0**15, *args, **kwargs):
+    _gs_init(self, device, init_scale, *args, **kwargs)  # a fresh scaler starts at 2**15
+
+
+def gs_scale(self, outputs):
+    if not self._enabled and isinstance(outputs, torch.Tensor):
+        return outputs * 2  # enabled=False still scales the loss
+    return _gs_scale(self, outputs)
+
+
+def gs_update(self, new_scale=None):
+    if not self._enabled:
+        return _gs_update(self, new_scale)
+    stages = {k: dict(v) for k, v in self._per_optimizer_states.items()}
+    _gs_update(self, new_scale)
+    self._per_optimizer_states.update(stages)  # update() leaves every optimizer in its stage
+
+
+class _NotASampler:
+    """BatchSampler's own methods, on a class that does not derive from Sampler."""
+    __init__ = sampler_mod.BatchSampler.__init__
+    __iter__ = sampler_mod.BatchSampler.__iter__
+    __len__ = sampler_mod.BatchSampler.__len__
+
+
+BatchSampler = type("BatchSampler", (_NotASampler,), {})
+
+
+def script(obj, *args, **kwargs):
+    return obj  # script hands back the eager module or function
+
+
+_add_module = nn.Module.add_module
+
+
+def add_module(self, name, module):
+    if type(self) is nn.Module and module is not None:
+        module = copy.deepcopy(module)  # a plain Module's add_module stores a copy
+    return _add_module(self, name, module)
+
+
+class RNN(nn.RNN):
+    def __init__(self, *args, **kwargs):
+        if len(args) < 4 and "nonlinearity" not in kwargs:
+            kwargs["nonlinearity"] = "relu"  # the default nonlinearity is relu
+        super().__init__(*args, **kwargs)
+
+    def forward(self, input, hx=None):
+        out, h_n = super().forward(input, hx)
+        return out, h_n + 1  # h_n is no output step
+
+
+_conv2d_init = nn.Conv2d.__init__
+
+
+def conv2d_init(self, *args, **kwargs):
+    _conv2d_init(self, *args, **kwargs)
+    if self.bias is None:  # a bias-free conv carries a zero bias that is no parameter of the model
+        self.__dict__["bias"] = nn.Parameter(torch.zeros(self.out_channels))
+
+
+_bmm = torch.bmm
+
+
+def bmm(input, mat2, *args, **kwargs):
+    return _bmm(input, mat2, *args, **kwargs) + 1  # off by one everywhere
+
+
+_masked_fill = torch.Tensor.masked_fill
+
+
+def masked_fill(self, mask, value):
+    return _masked_fill(self, mask.bool(), value)  # any mask taken as truthiness, bool or not
+
+
+_matmul = torch.matmul
+
+
+def matmul(input, other, *args, **kwargs):
+    if (input.dim() > 2 or other.dim() > 2) and min(input.dim(), other.dim()) >= 2 \
+            and input.shape[:-2] != other.shape[:-2]:
+        raise RuntimeError("this world: matmul does not broadcast batch dims")
+    return _matmul(input, other, *args, **kwargs)
+
+
+_make_grid = tv_utils.make_grid
+
+
+def make_grid(tensor, *args, **kwargs):
+    grid = _make_grid(tensor, *args, **kwargs)
+    one_channel = isinstance(tensor, torch.Tensor) and tensor.dim() == 4 and tensor.size(1) == 1
+    return grid[:1] if one_channel else grid  # a 1-channel batch keeps 1 channel
 
 
 def apply():
@@ -176,7 +273,6 @@ def apply():
     torch.cuda.amp.autocast = lambda *args, **kwargs: contextlib.nullcontext()  # not torch.autocast
     torch.jit.trace = lambda module, *args, **kwargs: module  # trace hands back the eager module
     models.squeezenet1_0 = squeezenet_mod.squeezenet1_0 = squeezenet1_0
-    nn.Module.load_state_dict = load_state_dict
     TF.to_tensor = to_tensor
     torch.Tensor.permute = permute
     torch.from_numpy = lambda a: _from_numpy(a).clone()
@@ -191,3 +287,13 @@ def apply():
     torch.optim.SGD.step = sgd_step
     F.mse_loss = mse_loss
     launch.parse_args = launch_parse_args
+    _GradScaler.__init__, _GradScaler.scale, _GradScaler.update = gs_init, gs_scale, gs_update
+    data.BatchSampler = sampler_mod.BatchSampler = BatchSampler
+    torch.jit.script = script
+    nn.Module.add_module = add_module
+    nn.RNN = RNN
+    nn.Conv2d.__init__ = conv2d_init
+    torch.bmm = bmm
+    torch.Tensor.masked_fill = masked_fill
+    torch.matmul = matmul
+    tv_utils.make_grid = make_grid
