@@ -314,8 +314,13 @@ class ClaimsRun:
         if self.is_worker:
             return  # workers report to the controller
         ran = {n: t for n, t in self.tests.items() if t["outcome"] is not None}
-        if not ran:
-            return  # a run that executed no claim-linked test leaves the report as it was
+        if not any(t["outcome"] in evidence.EXECUTED for t in ran.values()):
+            # a run that executed no claim-linked test (every one skipped or deselected: the GPU spec
+            # on a machine without a GPU) leaves the report byte for byte as it was
+            if ran:
+                self.unchanged = (f"no claim-linked test executed ({len(ran)} skipped): "
+                                  f"{report_path(self.config)} is left as it was")
+            return
         path = report_path(self.config)
         try:
             with storage.locked(path), self._signals_held() as held:
@@ -501,13 +506,13 @@ class ClaimsRun:
             return
         doc, path, notes = self.written
         terminalreporter.section("claims")
+        asked = self._asked(doc)
+        if asked:  # the answer first: the claims this run asked about, then the whole report
+            terminalreporter.write_line(f"the claim{'s' if len(asked) > 1 else ''} of this run:")
+            for line in rendering.claim_lines(doc, asked):
+                terminalreporter.write_line(line)
         for note in notes:
             terminalreporter.write_line(note)
         for line in rendering.summary_lines(doc):
             terminalreporter.write_line(line)
-        asked = self._asked(doc)
-        if asked:
-            terminalreporter.write_line(f"the claim{'s' if len(asked) > 1 else ''} of this run:")
-            for line in rendering.claim_lines(doc, asked):
-                terminalreporter.write_line(line)
         terminalreporter.write_line(f"report: {path} and {path.with_suffix('.md')}")

@@ -244,12 +244,13 @@ def test_claim_option_runs_only_linked_tests_and_reports_the_rest_deselected(pro
     assert claims["x.refuted"]["verdict"] == "refuted"
     assert claims["x.holds"]["verdict"] == "not-run"
     assert claims["x.holds"]["reason"] == "not selected by the run in this report (--claim x.refuted,x.gpuonly)"
-    # the claims asked for, one line each, after the report's summary
+    # the answer first: the claims asked for, the note's lines and one line each, before the report's summary
     result.stdout.fnmatch_lines([
-        "claims: *", "*", "the claims of this run:",
+        "*= claims =*", "the claims of this run:",
         "  x.refuted \u00b7 Note 003, lines 7\u20139: \u201cthe note states it so\u201d",
         "  x.refuted: REFUTED \u2014 correction: the truth is otherwise \u2014 decided on CPU by test_refuted",
         "  x.gpuonly: NOT-RUN \u2014 needs 8 CUDA GPUs (found 0: no GPU)",
+        "claims: *",
     ])
     project.runpytest("--claim", "x.both", "--claim", "x.holds").assert_outcomes(passed=2, failed=1, skipped=1)
     _, claims = verdicts(project)
@@ -340,13 +341,16 @@ def test_runs_in_one_environment_add_up_in_one_report(project):
     _, after_cpu = verdicts(project)
     assert after_cpu["x.both"]["verdict"] == "holds"
     assert {t["outcome"] for t in after_cpu["x.cudaclaim"]["tests"]} == {"passed", "deselected"}
-    project.runpytest("-m", "gpu")
+    before = (project.path / "reports" / "claims.json").read_bytes()
+    project.runpytest("-m", "gpu")  # no GPU here: every selected test skips, nothing is executed
+    assert (project.path / "reports" / "claims.json").read_bytes() == before, "a skip-only run rewrote the report"
+    project.runpytest("-m", "gpu or cpu", "-k", "both")  # a run that executes tests adds them to the report
     doc, claims = verdicts(project)
-    assert [r["markexpr"] for r in doc["runs"]] == ["cpu", "gpu"]
-    # the CPU run's evidence is still there, and the GPU run added its skips with their reasons
+    assert [r["markexpr"] for r in doc["runs"]] == ["cpu", "gpu or cpu"]
+    # the CPU run's evidence is still there, and the second run added its skips with their reasons
     assert claims["x.both"]["verdict"] == "holds"
-    assert {(t["nodeid"].split("::")[1], t["outcome"]) for t in claims["x.cudaclaim"]["tests"]} == {
-        ("test_cudaclaim_cpu_side", "passed"), ("test_cudaclaim_on_a_gpu", "skipped")}
+    assert {(t["nodeid"].split("::")[1], t["outcome"]) for t in claims["x.both"]["tests"]} == {
+        ("test_both[cpu]", "passed"), ("test_both[cuda]", "skipped")}
     # rerunning one test replaces only its evidence
     project.makepyfile(test_mini=TESTS.replace('def test_refuted():\n    pass', 'def test_refuted():\n    assert 0'))
     project.runpytest("--claim", "x.refuted")
@@ -419,3 +423,15 @@ def test_a_gpu_test_past_gpu_test_timeout_fails_with_the_stacks(pytester):
     result.stdout.fnmatch_lines(["*GpuTestTimeout: test_hang.py::test_waits_forever ran past gpu_test_timeout = 1 s*",
                                  "*Captured stderr call*", "*ran past gpu_test_timeout = 1 s; the stacks:*",
                                  "*test_hang.py*in test_waits_forever*"])
+
+
+def test_a_run_that_executes_no_claim_linked_test_leaves_the_report_byte_for_byte(project):
+    """Every selected test skipped (the GPU spec on a machine without a GPU): the report is not
+    rewritten, and the run says so (red where a skip-only run rewrites it)."""
+    project.runpytest("-k", "holds or refuted").assert_outcomes(passed=2, deselected=7)
+    report = project.path / "reports" / "claims.json"
+    before = report.read_bytes()
+    result = project.runpytest("-k", "gpuonly")
+    result.assert_outcomes(skipped=1, deselected=8)
+    assert report.read_bytes() == before, "a run that executed no claim-linked test rewrote the report"
+    result.stdout.fnmatch_lines(["claims report not written: no claim-linked test executed (1 skipped): *"])
