@@ -435,3 +435,10 @@ def test_a_run_that_executes_no_claim_linked_test_leaves_the_report_byte_for_byt
     result.assert_outcomes(skipped=1, deselected=8)
     assert report.read_bytes() == before, "a run that executed no claim-linked test rewrote the report"
     result.stdout.fnmatch_lines(["claims report not written: no claim-linked test executed (1 skipped): *"])
+
+
+def test_a_gpu_run_without_a_usable_gpu_says_so_in_its_header(project):
+    result = project.runpytest("-m", "gpu")
+    header = result.stdout.lines[:6]
+    assert any(line.startswith("no usable CUDA GPU here (no GPU): every GPU test will skip") for line in header), header
+    assert not any("no usable CUDA GPU" in line for line in project.runpytest("-m", "cpu").stdout.lines)
