@@ -1068,6 +1068,7 @@ def test_a_test_that_became_parametrized_leaves_no_stale_record_of_its_old_shape
     reading stale for good (red where both shapes stay)."""
     from harness.matrix.column_evidence import superseded_shapes
 
-    laid = {"t.py::test_a": 0, "t.py::test_b[cpu]": 1, "t.py::test_a[cpu]": 2, "t.py::test_a[cuda]": 3,
-            "t.py::test_b": 4, "t.py::test_c[x]": 5}
+    laid = {"t.py::test_a": "1", "t.py::test_b[cpu]": "1", "t.py::test_a[cpu]": "2", "t.py::test_a[cuda]": "2",
+            "t.py::test_b": "3", "t.py::test_c[x]": "1", "t.py::test_d": "2", "t.py::test_d[cpu]": "2"}
+    # test_d: both shapes from one run (only a report edited by hand holds that): neither is older
     assert sorted(superseded_shapes(laid)) == ["t.py::test_a", "t.py::test_b[cpu]"]
