@@ -148,7 +148,7 @@ def test_cuda_amp_autocast_and_torch_autocast_cuda_compute_the_same(cuda_device)
 
 
 @pytest.mark.claim("amp.float16-half", decides="left-out")
-@pytest.mark.needs(gpus=1, min_torch=CUDA_AMP_DEPRECATED_SINCE)  # a GPU decides the claim
+@pytest.mark.needs(min_torch=CUDA_AMP_DEPRECATED_SINCE)
 def test_note_000s_torch_cuda_amp_autocast_warns_future_deprecation_from_2_4():
     # note 000 names the torch.cuda.amp namespace; its autocast is deprecated from 2.4
     with pytest.warns(FutureWarning, match=r"torch\.cuda\.amp\.autocast.*deprecated.*torch\.amp\.autocast\('cuda'"):
@@ -157,6 +157,17 @@ def test_note_000s_torch_cuda_amp_autocast_warns_future_deprecation_from_2_4():
         warnings.simplefilter("error")
         new = torch.amp.autocast("cuda", dtype=torch.float16, enabled=False)
     assert (old.device, old.fast_dtype) == (new.device, new.fast_dtype) == ("cuda", torch.float16)
+
+
+@pytest.mark.claim("amp.float16-half", decides="left-out")
+@pytest.mark.needs(gpus=1, min_torch=CUDA_AMP_DEPRECATED_SINCE)
+def test_note_000s_torch_cuda_amp_autocast_warns_on_the_gpu_it_runs_on(cuda_device):
+    # the failing half where a GPU decides the claim: 000's torch.cuda.amp.autocast still casts to
+    # float16 on the GPU, and warns that it is deprecated for torch.amp.autocast('cuda')
+    model, data, _ = small_problem(cuda_device)
+    with pytest.warns(FutureWarning, match=r"torch\.cuda\.amp\.autocast.*deprecated"), torch.cuda.amp.autocast():
+        out = model(data[0])
+    assert out.dtype == torch.float16, out.dtype
 
 
 # --- amp.cuda-amp-namespace ---------------------------------------------------------------
