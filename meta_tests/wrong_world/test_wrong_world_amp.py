@@ -13,13 +13,17 @@ version of the claim would, and the claim's tests must go red, for the reason th
                                                              and amp.state-transitions red; amp.float16-half's
                                                              (needs a GPU) in a run of its own
     a GradScaler that refuses the CPU (CUDA only)         -> amp.cpu-gradscaler red
+    a step() that unscales again after a manual unscale_ (divides twice), and an update() that refuses
+      an optimizer left UNSCALED                          -> amp.step-unscales red (its unscale_-then-step
+                                                             case), amp.state-transitions's holding half red
+                                                             (its update-from-UNSCALED case)
 
 The CUDA checks need a CUDA GPU, like the tests they check (the `gpu` marker selects them):
 without one they skip with the reason.
 """
 import pytest
 
-from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args
+from spec_runner import assert_failing_half_goes_red, assert_goes_red, assert_holding_half_goes_red, claim_args
 
 
 def test_unscale_that_decrements_the_scale_turns_get_scale_after_unscale_red(run_spec):
@@ -87,3 +91,23 @@ def test_a_gradscaler_for_cuda_only_turns_cpu_gradscaler_red(run_spec):
     run = run_spec("tests/test_amp_gradscaler.py", "--claim", "amp.cpu-gradscaler", "-m", "cpu",
                    world="gradscaler_cuda_only")
     assert_goes_red(run, "amp.cpu-gradscaler", "this world: GradScaler is CUDA only")
+
+
+def red_tests(run, cid):
+    """The claim's red tests, by test name and parameters (the module's path dropped)."""
+    return sorted(t["nodeid"].split("::")[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error"))
+
+
+# the cases added to the two claims, each red in a world of its own, stacked in one spec run: the
+# worlds change only step() and update() from UNSCALED, and the claims' other tests stay green in
+# both (the stage test steps from UNSCALED but reads stages only), so the fragment is the added case's
+@pytest.mark.needs(min_torch="2.3")
+def test_a_step_that_unscales_twice_and_an_update_that_refuses_unscaled_turn_the_added_cases_red(run_spec):
+    run = run_spec("tests/test_amp_gradscaler.py", *claim_args("amp.step-unscales", "amp.state-transitions"),
+                   "-m", "cpu", world=("step_unscales_a_second_time", "update_from_unscaled_raises"))
+    assert_goes_red(run, "amp.step-unscales", "Tensor-likes are not close")
+    assert red_tests(run, "amp.step-unscales") == [
+        "test_step_unscales_once_then_steps_like_a_plain_unscaled_step[unscale_-then-step-cpu]"]
+    assert_holding_half_goes_red(run, "amp.state-transitions", "this world: update() after unscale_() without step()")
+    assert red_tests(run, "amp.state-transitions") == [
+        "test_update_from_unscaled_returns_to_ready_and_keeps_the_scale[cpu]"]

@@ -7,6 +7,9 @@ the reason their assertions give.
     autograd.grad that divides grad_outputs by their sum (a weighted mean)
                                                           -> autograd.grad-ones-per-sample red (its holding half)
     jacrev that lays its result out input-first             -> autograd.jacrev-same-as-jacobian red
+    jacrev that, given several argnums, differentiates only the first listed
+                                                          -> autograd.jacrev-argnums red (argnums=(0, 2),
+                                                             the case re-judging added)
     four worlds where the note would be right, in one spec run (notes_right_run):
       a write through .numpy() seen by the version counter -> autograd.inplace-check red (failing half)
       a frozen layer always recorded (F.linear attaches a graph when nothing requires grad)
@@ -37,6 +40,7 @@ the reason their assertions give.
 """
 import pytest
 
+from fixtures.boundaries import TORCH_FUNC
 from spec_runner import SERIAL, assert_failing_half_goes_red, assert_goes_red, assert_not_holding, make_runner
 
 CASES = [
@@ -137,3 +141,19 @@ def test_a_refuted_claim_goes_red_where_the_note_is_right(notes_refuted_run, cid
 @pytest.mark.parametrize("cid", FAILING_HALVES)
 def test_a_partly_claims_failing_half_goes_red_where_the_note_is_right(notes_refuted_run, cid):
     assert_failing_half_goes_red(notes_refuted_run, cid, FAILING_HALVES[cid])
+
+
+def red_tests(run, cid):
+    """The names of the claim's tests that went red (the node ID after its last '::')."""
+    return [t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
+
+
+# the case re-judging added to autograd.jacrev-argnums (argnums=(0, 2)) goes red; the cases it had
+# before (argnums=(1,) and argnums=0, one input each) stay green, so the fragment is the added case's
+@pytest.mark.needs(min_torch=TORCH_FUNC)  # torch.func.jacrev
+def test_jacrev_that_differentiates_the_first_argnum_only_turns_the_several_argnums_case_red(run_spec):
+    run = run_spec("tests/test_autograd_functional.py", "--claim", "autograd.jacrev-argnums", "-m", "cpu",
+                   world="jacrev_differentiates_the_first_argnum_only")
+    assert_goes_red(run, "autograd.jacrev-argnums", "1 derivatives for argnums=(0, 2)")
+    assert red_tests(run, "autograd.jacrev-argnums") == [
+        "test_jacrev_with_several_argnums_differentiates_each_listed_input_and_only_those"]

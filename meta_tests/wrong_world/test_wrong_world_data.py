@@ -26,6 +26,13 @@ way a wrong reading of the notes would have it. Each run collects only the test 
       SubsetRandomSampler that shuffles the whole dataset -> data.samplers-base red on its left-out test,
                                                              data.subset-random-sampler red
 
+    the added cases, three worlds in one run: a DataLoader that ignores an explicit batch_size, one
+      that loads in the main process whatever num_workers says, a BatchSampler that drops an index
+      repeated within a batch (mis-batching WeightedRandomSampler's draws)
+                                                          -> data.batch-size-default,
+                                                             data.num-workers-default, data.num-workers-zero-main,
+                                                             data.batch-sampler red
+
 The partly claims (random-sampler-signature, weighted-random-sampler, samplers-base) must go red on
 their failing half (a left-out test among the red ones).
 """
@@ -104,3 +111,30 @@ def test_samplers_as_the_notes_describe_turn_samplers_base_and_subset_random_sam
     assert_failing_half_goes_red(run, "data.samplers-base", "sampler must inherit from torch.utils.data.Sampler")
     assert_goes_red(run, "data.subset-random-sampler", "is not a permutation of the subset",
                     "SubsetRandomSampler left its subset")
+
+
+# the added case of each claim: (its test, what its failure says)
+ADDED_CASES = {
+    "data.batch-size-default": ("test_an_explicit_batch_size_is_how_many_samples_each_batch_holds",
+                                ("batch sizes [1, 1, 1, 1, 1, 1, 1] for batch_size=2, expected [2, 2, 2, 1]",)),
+    "data.num-workers-default": ("test_num_workers_two_loads_the_data_in_two_worker_processes",
+                                 ("AssertionError: loading pids {", "main process")),
+    "data.num-workers-zero-main": ("test_num_workers_two_loads_the_data_in_two_worker_processes",
+                                   ("AssertionError: loading pids {", "main process")),
+    "data.batch-sampler": ("test_batch_sampler_wraps_each_of_the_samplers_above_into_batches_of_indices",
+                           ("[WeightedRandomSampler]: call: AssertionError: batches", "vs the sampler's order")),
+}
+
+
+def test_a_loader_ignoring_batch_size_and_num_workers_and_a_batch_sampler_dropping_repeats_turn_added_cases_red(
+        run_spec):
+    run = run_spec("tests/test_data_loader.py", "tests/test_data_samplers.py", "-m", "cpu",
+                   *claim_args(*ADDED_CASES),
+                   world=("loader_ignores_an_explicit_batch_size", "loader_workers_load_in_the_main_process",
+                          "batch_sampler_drops_repeated_indices"))
+    for claim, (test, fragments) in ADDED_CASES.items():
+        assert_goes_red(run, claim, *fragments)
+        # red on the added case alone: the claim's other tests pass in these worlds
+        red = {t["nodeid"].split("::")[-1].split("[")[0]
+               for t in run.claim(claim)["tests"] if t["outcome"] in ("failed", "error")}
+        assert red == {test}, f"{claim}: red tests {red}"

@@ -68,6 +68,11 @@ needs(serial=True) too.
     --nproc_per_node capped at the node's GPUs (at least one process)
                                      -> dist.launch-nproc-gpus red (both halves; fewer GPUs than
                                         processes per machine)
+    the added cases, two worlds in one run: a launcher whose module option is -m only (--module
+      sets nothing; in-process parser), and one that resolves a --master_addr given as a host name
+      (localhost reaches the workers as 127.0.0.1; launcher processes)
+                                     -> dist.launch-module, dist.launch-master-node0 red (their holding
+                                        halves, on the added case alone)
 
 Not covered: dist.dp-low-utilization (a DataParallel that keeps both GPUs busy cannot be
 made by patching Python; doing less work instead would make the check depend on how GEMM
@@ -274,3 +279,22 @@ def test_dataparallel_that_moves_the_model_itself_turns_dp_wrap_one_line_red(run
     run = run_spec("tests/test_dist_ddp.py", "--claim", "dist.dp-wrap-one-line", "-m", "gpu",
                    world="dataparallel_moves_the_model_itself")
     assert_goes_red(run, "dist.dp-wrap-one-line", "DID NOT RAISE")
+
+
+# the added case of each launcher claim: (its test, what its failure says)
+LAUNCHER_ADDED_CASES = {
+    "dist.launch-module": ("test_both_spellings_of_the_module_option_set_module[--module]",
+                           ("--module did not set module",)),
+    "dist.launch-master-node0": ("test_a_master_addr_given_as_a_host_name_reaches_the_workers",
+                                 ("MASTER_ADDR / MASTER_PORT ('127.0.0.1', ", "expected localhost:")),
+}
+
+
+def test_a_launcher_with_dash_m_only_and_one_resolving_the_master_host_name_turn_added_cases_red(run_spec):
+    run = run_spec("tests/test_dist_launch.py", *claim_args(*LAUNCHER_ADDED_CASES), "-m", "cpu",
+                   world=("launcher_takes_only_dash_m", "launcher_resolves_a_master_host_name"), timeout=300)
+    for claim, (test, fragments) in LAUNCHER_ADDED_CASES.items():
+        assert_holding_half_goes_red(run, claim, *fragments)
+        # red on the added case alone: -m, and an address given as an IP, work as before
+        red = [t["nodeid"].split("::")[-1] for t in run.claim(claim)["tests"] if t["outcome"] in ("failed", "error")]
+        assert red == [test], f"{claim}: red tests {red}"

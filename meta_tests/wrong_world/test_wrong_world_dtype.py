@@ -20,6 +20,10 @@ differs, the claim's tests must go red, for the reason their assertions give.
                                                           -> dtype.tensor-requires-grad red
     a consumer of a non_blocking copy that does not wait for it (the copy on another stream;
       needs a CUDA GPU, skips without one)                -> dtype.to-non-blocking-semantics red
+    to_tensor that drops an RGBA image's alpha channel    -> dtype.pil-to-tensor-manual's holding half red
+                                                             (its RGBA case)
+    to_tensor that converts every 8-bit image to RGB first -> dtype.to-tensor-func's holding half red
+                                                             (its RGBA, L and P cases)
     float32 matmul computed in float64 (benchmark, serial spec run)
                                                           -> dtype.float-faster-than-double inconclusive or failed
     the partly claims' world: one patch of many functions breaks the holding half of every CPU
@@ -135,6 +139,31 @@ def test_a_consumer_that_does_not_wait_for_a_non_blocking_copy_turns_non_blockin
     run = run_spec("tests/test_dtype.py", "--claim", "dtype.to-non-blocking-semantics", "-m", "gpu",
                    world="non_blocking_copy_not_awaited")
     assert_goes_red(run, "dtype.to-non-blocking-semantics", "started on partly arrived data")
+
+
+def red_tests(run, cid):
+    """The claim's red tests, by test name and parameters (the module's path dropped)."""
+    return sorted(t["nodeid"].split("::")[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error"))
+
+
+# the cases added to the two to_tensor claims, each in a world of its own (both worlds patch to_tensor,
+# so they run apart): the RGB case (and each claim's failing half) stays green, the fragment is the
+# added cases'
+@pytest.mark.needs(libs=["torchvision"])
+def test_a_to_tensor_that_drops_alpha_turns_the_rgba_case_of_pil_to_tensor_manual_red(run_spec):
+    run = run_spec("tests/test_dtype_images.py", "--claim", "dtype.pil-to-tensor-manual", "-m", "cpu",
+                   "-p", "no:xdist", world="to_tensor_drops_alpha")
+    assert_holding_half_goes_red(run, "dtype.pil-to-tensor-manual", "the recipe and to_tensor disagree")
+    assert red_tests(run, "dtype.pil-to-tensor-manual") == ["test_asarray_recipe_equals_to_tensor_bit_for_bit[RGBA]"]
+
+
+@pytest.mark.needs(libs=["torchvision"])
+def test_a_to_tensor_that_makes_every_image_rgb_turns_the_rgba_l_and_p_cases_of_to_tensor_func_red(run_spec):
+    run = run_spec("tests/test_dtype_images.py", "--claim", "dtype.to-tensor-func", "-m", "cpu",
+                   "-p", "no:xdist", world="to_tensor_converts_to_rgb_first")
+    assert_holding_half_goes_red(run, "dtype.to-tensor-func", "((3, 48, 80), torch.float32)")
+    assert red_tests(run, "dtype.to-tensor-func") == [
+        f"test_to_tensor_gives_c_h_w_float_scaled_into_0_1[{case}]" for case in ("RGBA", "grayscale", "palette")]
 
 
 def test_float32_matmul_routed_through_float64_does_not_hold(run_spec):

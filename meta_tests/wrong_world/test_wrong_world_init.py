@@ -5,6 +5,8 @@
       init.constant-bias-zero red
       (in the spec run shared with optim and autograd: conftest.py, optim_autograd_init_run)
     xavier_uniform_ that initializes a 1-D bias as the note does -> init.xavier-bias red
+    Module.modules() that stops at the direct children  -> init.kaiming-conv red (the nested Conv2d
+      re-judging added keeps its default init)
 """
 import pytest
 
@@ -25,3 +27,18 @@ def test_xavier_uniform_that_takes_a_bias_turns_xavier_bias_red(run_spec):
     run = run_spec("tests/test_init.py", "--claim", "init.xavier-bias", "-m", "cpu",
                    world="xavier_uniform_takes_a_bias")
     assert_goes_red(run, "init.xavier-bias", "DID NOT RAISE ValueError")
+
+
+def red_tests(run, cid):
+    """The names of the claim's tests that went red (the node ID after its last '::')."""
+    return [t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
+
+
+def test_an_init_loop_that_reaches_only_top_level_convs_turns_the_nested_conv_case_of_kaiming_conv_red(run_spec):
+    # the note's loop walks model.modules(): where that stops at the direct children, the second Conv2d
+    # (nested, 128 -> 48, 5x5: fan_out 1200, std sqrt(2 / 1200) = 0.04082) keeps its default init, while
+    # the flat model of the case the claim had before (std 0.04167) is initialized as before
+    run = run_spec("tests/test_init.py", "--claim", "init.kaiming-conv", "-m", "cpu",
+                   world="modules_stop_at_direct_children")
+    assert_goes_red(run, "init.kaiming-conv", "expected 0.04082")
+    assert red_tests(run, "init.kaiming-conv") == ["test_the_note_loop_gives_every_conv_layer_its_own_fan_out_std"]

@@ -25,6 +25,11 @@ would (for a refuted claim, as the note says it does), and the claim's tests mus
                                                              nn.rnn-size-args red
     layers that refuse the device= keyword (torch before 1.9) -> nn.linear-device-kwarg red (its CPU
                                                              tests; its CUDA test needs a GPU, skips without one)
+    the added cases, three worlds in one run: an F.max_pool2d whose stride defaults to 1 (nn.MaxPool2d
+      passes the kernel size), a .bias assigned a Parameter left unregistered, an nn.RNN that builds at
+      most two layers                                     -> nn.functional-vs-module, nn.parameter-assign red,
+                                                             nn.rnn-defaults red on its holding half
+                                                             (each on the added case alone)
 
 The partly claims named-modules-add-module, rnn-output-vs-hn, embedding-shape, lstm-signature and
 rnn-defaults must go red on their failing half (a left-out test among the red ones).
@@ -34,7 +39,13 @@ run of four worlds; nn.lstm-signature and nn.embedding-shape, as partly claims, 
 """
 import pytest
 
-from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args, make_runner
+from spec_runner import (
+    assert_failing_half_goes_red,
+    assert_goes_red,
+    assert_holding_half_goes_red,
+    claim_args,
+    make_runner,
+)
 
 PARTLY = {"nn.named-modules-add-module", "nn.rnn-output-vs-hn"}
 
@@ -122,3 +133,28 @@ def test_layers_without_a_device_keyword_turn_linear_device_kwarg_red_on_a_gpu(r
     assert_goes_red(run, "nn.linear-device-kwarg", "unexpected keyword argument 'device'")
     red = [t["nodeid"] for t in run.claim("nn.linear-device-kwarg")["tests"] if t["outcome"] == "failed"]
     assert any("[cuda]" in nodeid for nodeid in red), red
+
+
+# the added case of each claim: (its test, what its failure says)
+NN_ADDED_CASES = {
+    "nn.functional-vs-module": ("test_other_layer_objects_equal_their_functional_given_the_layers_weights[max_pool2d]",
+                                ("[max_pool2d]: call: AssertionError: max_pool2d",)),
+    "nn.parameter-assign": ("test_assigning_a_bias_parameter_sets_it_and_trains_it_too",
+                            ("assert [] == ['bias']",)),
+    # the test's own getattr of the third layer's weights finds none
+    "nn.rnn-defaults": ("test_each_of_num_layers_hidden_layers_has_hidden_size_neurons",
+                        ("no attribute 'weight_hh_l2'",)),
+}
+
+
+def test_a_strided_f_max_pool2d_an_unregistered_bias_and_a_two_layer_rnn_turn_added_cases_red(run_spec):
+    run = run_spec("tests/test_nn_layers.py", "tests/test_nn_modules.py", "tests/test_nn_rnn.py",
+                   *claim_args(*NN_ADDED_CASES), "-m", "cpu",
+                   world=("functional_max_pool2d_strides_by_one", "bias_assignment_left_unregistered",
+                          "rnn_builds_at_most_two_layers"))
+    for claim, (test, fragments) in NN_ADDED_CASES.items():
+        # nn.rnn-defaults is partly: the world breaks the half that holds
+        (assert_holding_half_goes_red if claim == "nn.rnn-defaults" else assert_goes_red)(run, claim, *fragments)
+        # red on the added case alone: the claim's other tests pass in these worlds
+        red = [t["nodeid"].split("::")[-1] for t in run.claim(claim)["tests"] if t["outcome"] in ("failed", "error")]
+        assert red == [test], f"{claim}: red tests {red}"

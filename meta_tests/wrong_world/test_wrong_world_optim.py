@@ -15,6 +15,15 @@ must go red there, for the reason their assertions give.
       the note's world for the yolov5 loop: model.modules() reaches every parameter as a weight or
         a bias (an LSTM's too)                            -> optim.yolo-param-groups red (failing half)
       SGD and Adam whose step() performs two iterations    -> optim.trainer-sgd-adam-step red
+    four worlds in one spec run, each turning red only the case re-judging added to its claim:
+      plain SGD that applies its update on the first step only
+                                                          -> optim.sgd-update red (three steps, two parameters)
+      Optimizer.zero_grad that clears only the first parameter group
+                                                          -> optim.zero-grad-clears red (two groups)
+      SGD (not nesterov) that forgets its momentum buffer between steps
+                                                          -> optim.param-groups-lr red (the second step)
+      an added group of params alone that steps without the inherited nesterov momentum
+                                                          -> optim.add-param-group red (all three groups stepping)
 """
 import pytest
 
@@ -63,3 +72,39 @@ def test_every_parameter_grouped_and_a_step_that_iterates_twice_turn_yolo_and_tr
     assert_failing_half_goes_red(run, "optim.yolo-param-groups",
                                  "Right contains 4 more items, first extra item: 'rnn.bias_hh_l0'")
     assert_goes_red(run, "optim.trainer-sgd-adam-step", "step 1, parameter 0")
+
+
+def red_tests(run, cid):
+    """The names of the claim's tests that went red (the node ID after its last '::')."""
+    return [t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
+
+
+# the cases re-judging added to four claims, each red in a world of its own; the worlds stack in one
+# spec run because none reaches another's case (plain SGD, several groups, momentum without nesterov,
+# nesterov SGD), and every case the claims had before stays green: the fragment is the added case's
+ADDED_CASES = {  # claim: (world, fragment, the added test)
+    "optim.sgd-update": ("sgd_steps_only_once", "step 1, parameter 0: Tensor-likes are not close",
+                         "test_every_plain_sgd_step_subtracts_lr_times_that_steps_grad"),
+    "optim.zero-grad-clears": ("zero_grad_clears_the_first_group_only", "group 1 kept its gradients",
+                               "test_optimizer_zero_grad_clears_every_parameter_group"),
+    "optim.param-groups-lr": ("sgd_forgets_momentum_between_steps", "step 2, conv1.weight: Tensor-likes are not close",
+                              "test_finetune_groups_keep_their_lr_momentum_and_weight_decay_on_the_second_step"),
+    "optim.add-param-group": ("added_groups_skip_nesterov_momentum", "step 1, conv1.bias: Tensor-likes are not close",
+                              "test_every_added_group_steps_with_the_inherited_lr_and_nesterov_momentum_over_two_steps"),
+}
+
+
+@pytest.fixture(scope="module")
+def added_cases_run(tmp_path_factory):
+    from spec_runner import claim_args, make_runner
+
+    run = make_runner(tmp_path_factory.mktemp("optim_added_cases"))
+    return run("tests/test_optim.py", "tests/test_optim_zero_grad.py", *claim_args(*ADDED_CASES), "-m", "cpu",
+               world=tuple(world for world, _, _ in ADDED_CASES.values()))
+
+
+@pytest.mark.parametrize("cid", ADDED_CASES)
+def test_the_case_added_to_an_optim_claim_goes_red_in_a_world_of_its_own(added_cases_run, cid):
+    _, fragment, added = ADDED_CASES[cid]
+    assert_goes_red(added_cases_run, cid, fragment)
+    assert red_tests(added_cases_run, cid) == [added]

@@ -28,6 +28,10 @@ do not touch each other's functions share one spec run.
     tolist() that flattens, from_numpy that makes float64 float32, rand on [0, 2) (the note wrong)
                                                           -> tensor.numpy-tolist-methods, tensor.from-numpy,
                                                              tensor.rand-range red (they hold)
+    tolist() that gives floats for an integer tensor, and torch.squeeze(t) (the function, no dim)
+      that removes dim 0 only, one run: the cases re-judging added
+                                                          -> tensor.numpy-tolist-methods (int64),
+                                                             tensor.squeeze-dim (torch.squeeze(t)) red
 
 Where the world makes a refuted claim's note right, its wrong (or by-version) tests go red
 (assert_goes_red); where it makes a partly claim's note right, a test of its failing half goes red
@@ -143,3 +147,27 @@ def test_flat_tolist_float32_from_numpy_and_a_wide_rand_turn_the_conversion_clai
     run = run_spec(*claim_args(*claims), "-m", "cpu", world="conversions_and_rand_drift")
     for cid, fragment in claims.items():
         assert_goes_red(run, cid, fragment)
+
+
+def red_tests(run, cid):
+    """The names of the claim's tests that went red (the node ID after its last '::')."""
+    return [t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
+
+
+# the cases re-judging added: an int64 tensor for tensor.numpy-tolist-methods, torch.squeeze(t) beside
+# t.squeeze() for tensor.squeeze-dim; the worlds patch different functions and share one run, and the
+# cases the claims had before (a float32 tensor, the method squeeze) stay green
+ADDED_CASES = {  # claim: (fragment, the added case)
+    "tensor.numpy-tolist-methods": ("tolist() entries are float, expected int",
+                                    "test_numpy_and_tolist_give_a_numpy_array_and_a_python_list[int64]"),
+    "tensor.squeeze-dim": ("torch.squeeze(t) gave (2, 1, 3, 1)",
+                           "test_squeeze_with_dim_left_at_its_default_none_removes_every_size_1_axis"),
+}
+
+
+def test_integer_tolist_as_floats_and_torch_squeeze_of_dim_0_turn_the_added_cases_red(run_spec):
+    run = run_spec(*claim_args(*ADDED_CASES), "-m", "cpu",
+                   world=("integer_tolist_gives_floats", "torch_squeeze_without_dim_squeezes_dim_0"))
+    for cid, (fragment, added) in ADDED_CASES.items():
+        assert_goes_red(run, cid, fragment)
+        assert red_tests(run, cid) == [added]
