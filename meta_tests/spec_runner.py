@@ -181,3 +181,44 @@ def assert_not_holding(run: SpecRun, cid: str, *allowed: str) -> None:
         f"nothing.\n{claim.get('reason')}\n{run.output[-2000:]}"
     )
     assert "holds" not in figure_verdicts(run, cid), f"{cid}: a timing comparison held in the wrong world: {claim}"
+
+
+# --- a plain mini project (no pytester): a real pytest process on one claim file and one test --------
+
+MINI_CLAIM = """
+[[claim]]
+id = "x.a"
+source = ["n › s"]
+claim = "a"
+checklist_needs = ["cpu"]
+decided_by = "cpu"
+"""
+MINI_HOLDS = 'standing = "holds"\n'
+
+MINI_TESTS = """
+import pytest
+
+@pytest.mark.claim("x.a")
+def test_a():
+    pass
+"""
+
+
+def plain_mini_project(folder: pathlib.Path, claims: str) -> pathlib.Path:
+    """A miniature project in `folder` without pytester: MINI_PROJECT_INI, a conftest loading the
+    claims plugin, the inventory claims/x.toml (`claims` after its topic and title) and MINI_TESTS."""
+    (folder / "pytest.ini").write_text(MINI_PROJECT_INI)
+    (folder / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+                                        "pytest_plugins = ['fixtures.needs', 'harness.claims_plugin']\n")
+    (folder / "claims").mkdir()
+    (folder / "claims" / "x.toml").write_text('topic = "x"\ntitle = "Mini"\n' + claims)
+    (folder / "test_mini.py").write_text(MINI_TESTS)
+    return folder
+
+
+def run_plain(project: pathlib.Path, *args: str):
+    """pytest `args` in `project`, a child of the fork server where it can be (no GPU visible)."""
+    scratch = project.parent / f"{project.name}-runs"
+    scratch.mkdir(exist_ok=True)
+    return fork_server.run_pytest(list(args), cwd=project, timeout=120, scratch=scratch,
+                                  env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})

@@ -3,51 +3,16 @@ naming what is wrong and where: `--claim ,,`; `provenance rekey` (and `rename`) 
 truncated file; a matrix evidence record without an outcome. Real pytest processes on a mini
 project, as test_harness_report_safety.py; the inventory's faults: test_inventory_errors.py."""
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
-import fork_server
 from harness.matrix import model
-from spec_runner import MINI_PROJECT_INI as INI
-from spec_runner import ROOT
+from spec_runner import MINI_CLAIM, MINI_HOLDS, MINI_TESTS, ROOT, plain_mini_project, run_plain
 
-CLAIM = """
-[[claim]]
-id = "x.a"
-source = ["n › s"]
-claim = "a"
-checklist_needs = ["cpu"]
-decided_by = "cpu"
-"""
-HOLDS = 'standing = "holds"\n'
-
-TESTS = """
-import pytest
-
-@pytest.mark.claim("x.a")
-def test_a():
-    pass
-"""
-
-
-def mini(tmp_path, claims: str):
-    (tmp_path / "pytest.ini").write_text(INI)
-    (tmp_path / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-                                          "pytest_plugins = ['fixtures.needs', 'harness.claims_plugin']\n")
-    (tmp_path / "claims").mkdir()
-    (tmp_path / "claims" / "x.toml").write_text('topic = "x"\ntitle = "Mini"\n' + claims)
-    (tmp_path / "test_mini.py").write_text(TESTS)
-    return tmp_path
-
-
-def run(project, *args):
-    scratch = project.parent / f"{project.name}-runs"
-    scratch.mkdir(exist_ok=True)
-    return fork_server.run_pytest(list(args), cwd=project, timeout=120, scratch=scratch,
-                                  env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+CLAIM, HOLDS, TESTS = MINI_CLAIM, MINI_HOLDS, MINI_TESTS
+mini, run = plain_mini_project, run_plain
 
 
 @pytest.mark.parametrize("value", [",,", " , "])

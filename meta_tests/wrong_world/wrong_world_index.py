@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 from harness import inventory  # noqa: E402  (after the path: run as a script from anywhere)
 
 
-def checks(folder: pathlib.Path = ROOT / "meta_tests") -> dict[str, list[str]]:
-    """{claim ID: ["file.py::test_name", ...]} for every wrong-world test that names the claim."""
-    ids = set(inventory.load().claims)
-    found: dict[str, list[str]] = {}
+def world_tests(folder: pathlib.Path, ids: set[str]):
+    """(file, test function, the statements it reads, the claim IDs they name) for every wrong-world
+    test that runs a spec (it takes a fixture): the function (decorators included) and the
+    module-level lists it reads (parametrize cases)."""
     for path in sorted(folder.rglob("test_wrong_world_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assigned = {t.id: stmt for stmt in tree.body if isinstance(stmt, ast.Assign)
@@ -38,12 +38,18 @@ def checks(folder: pathlib.Path = ROOT / "meta_tests") -> dict[str, list[str]]:
         for node in tree.body:
             if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_") or not node.args.args:
                 continue
-            # the function (decorators included) and the module-level lists it reads (parametrize cases)
             parts = [node] + [assigned[n.id] for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in assigned]
             named = {n.value for part in parts for n in ast.walk(part)
                      if isinstance(n, ast.Constant) and n.value in ids}
-            for cid in named:
-                found.setdefault(cid, []).append(f"{path.name}::{node.name}{case_ids(parts, cid)}")
+            yield path, node, parts, named
+
+
+def checks(folder: pathlib.Path = ROOT / "meta_tests") -> dict[str, list[str]]:
+    """{claim ID: ["file.py::test_name", ...]} for every wrong-world test that names the claim."""
+    found: dict[str, list[str]] = {}
+    for path, node, parts, named in world_tests(folder, set(inventory.load().claims)):
+        for cid in named:
+            found.setdefault(cid, []).append(f"{path.name}::{node.name}{case_ids(parts, cid)}")
     return found
 
 
@@ -54,27 +60,19 @@ def check_kinds(folder: pathlib.Path = ROOT / "meta_tests") -> dict[str, set[str
     """{claim ID: the assert_* helpers (ASSERTS) that wrong-world tests call on it}."""
     ids = set(inventory.load().claims)
     kinds: dict[str, set[str]] = {}
-    for path in sorted(folder.rglob("test_wrong_world_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        assigned = {t.id: stmt for stmt in tree.body if isinstance(stmt, ast.Assign)
-                    for t in stmt.targets if isinstance(t, ast.Name)}
-        for node in tree.body:
-            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_") or not node.args.args:
-                continue
-            parts = [node] + [assigned[n.id] for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in assigned]
-            named = {n.value for part in parts for n in ast.walk(part)
-                     if isinstance(n, ast.Constant) and n.value in ids}
-            calls = [(c.func.id, c.args[1].value if len(c.args) > 1 and isinstance(c.args[1], ast.Constant) else None)
-                     for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-                     and c.func.id in ASSERTS]
-            # a helper named but not called here (check = assert_x if ... else assert_y; check(run, cid))
-            called = {id(c.func) for c in ast.walk(node) if isinstance(c, ast.Call)}
-            calls += [(n.id, None) for n in ast.walk(node)
-                      if isinstance(n, ast.Name) and n.id in ASSERTS and id(n) not in called]
-            literal = {cid for _, cid in calls if cid in ids}
-            for helper, cid in calls:
-                for target in ([cid] if cid in ids else sorted(named - literal)):
-                    kinds.setdefault(target, set()).add(helper)
+    for _path, node, _parts, named in world_tests(folder, ids):
+        # one test: the assert_* helpers it calls, and on which claims
+        calls = [(c.func.id, c.args[1].value if len(c.args) > 1 and isinstance(c.args[1], ast.Constant) else None)
+                 for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                 and c.func.id in ASSERTS]
+        # a helper named but not called here (check = assert_x if ... else assert_y; check(run, cid))
+        called = {id(c.func) for c in ast.walk(node) if isinstance(c, ast.Call)}
+        calls += [(n.id, None) for n in ast.walk(node)
+                  if isinstance(n, ast.Name) and n.id in ASSERTS and id(n) not in called]
+        literal = {cid for _, cid in calls if cid in ids}
+        for helper, cid in calls:
+            for target in ([cid] if cid in ids else sorted(named - literal)):
+                kinds.setdefault(target, set()).add(helper)
     return kinds
 
 
