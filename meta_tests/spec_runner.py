@@ -166,6 +166,13 @@ def assert_failing_half_goes_red(run: SpecRun, cid: str, *fragments: str) -> Non
     )
 
 
+def red_tests(run: SpecRun, cid: str) -> list[str]:
+    """The claim's tests that went red (failed or error), by name and parameters (the node ID after
+    its last '::'), sorted: a check that a world turns only the case it targets red compares them."""
+    return sorted(t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"]
+                  if t["outcome"] in ("failed", "error"))
+
+
 def figure_verdicts(run: SpecRun, cid: str) -> list:
     """The verdicts of the claim's timing comparisons (its figures with a `ratio_of`)."""
     return [f.get("verdict") for f in run.claim(cid).get("figures", []) if "ratio_of" in f]

@@ -23,7 +23,13 @@ without one they skip with the reason.
 """
 import pytest
 
-from spec_runner import assert_failing_half_goes_red, assert_goes_red, assert_holding_half_goes_red, claim_args
+from spec_runner import (
+    assert_failing_half_goes_red,
+    assert_goes_red,
+    assert_holding_half_goes_red,
+    claim_args,
+    red_tests,
+)
 
 
 def test_unscale_that_decrements_the_scale_turns_get_scale_after_unscale_red(run_spec):
@@ -93,9 +99,6 @@ def test_a_gradscaler_for_cuda_only_turns_cpu_gradscaler_red(run_spec):
     assert_goes_red(run, "amp.cpu-gradscaler", "this world: GradScaler is CUDA only")
 
 
-def red_tests(run, cid):
-    """The claim's red tests, by test name and parameters (the module's path dropped)."""
-    return sorted(t["nodeid"].split("::")[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error"))
 
 
 # the cases added to the two claims, each red in a world of its own, stacked in one spec run: the

@@ -41,7 +41,14 @@ the reason their assertions give.
 import pytest
 
 from fixtures.boundaries import TORCH_FUNC
-from spec_runner import SERIAL, assert_failing_half_goes_red, assert_goes_red, assert_not_holding, make_runner
+from spec_runner import (
+    SERIAL,
+    assert_failing_half_goes_red,
+    assert_goes_red,
+    assert_not_holding,
+    make_runner,
+    red_tests,
+)
 
 CASES = [
     pytest.param("test_autograd_detach_clone.py", "autograd.detach-shared", "detach_that_copies",
@@ -143,9 +150,6 @@ def test_a_partly_claims_failing_half_goes_red_where_the_note_is_right(notes_ref
     assert_failing_half_goes_red(notes_refuted_run, cid, FAILING_HALVES[cid])
 
 
-def red_tests(run, cid):
-    """The names of the claim's tests that went red (the node ID after its last '::')."""
-    return [t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
 
 
 # the case re-judging added to autograd.jacrev-argnums (argnums=(0, 2)) goes red; the cases it had

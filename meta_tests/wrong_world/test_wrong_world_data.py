@@ -38,7 +38,7 @@ their failing half (a left-out test among the red ones).
 """
 import pytest
 
-from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args
+from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args, red_tests
 
 
 def test_samplers_with_other_signatures_turn_the_signature_claims_red(run_spec):
@@ -135,6 +135,5 @@ def test_a_loader_ignoring_batch_size_and_num_workers_and_a_batch_sampler_droppi
     for claim, (test, fragments) in ADDED_CASES.items():
         assert_goes_red(run, claim, *fragments)
         # red on the added case alone: the claim's other tests pass in these worlds
-        red = {t["nodeid"].split("::")[-1].split("[")[0]
-               for t in run.claim(claim)["tests"] if t["outcome"] in ("failed", "error")}
+        red = {name.split("[")[0] for name in red_tests(run, claim)}
         assert red == {test}, f"{claim}: red tests {red}"

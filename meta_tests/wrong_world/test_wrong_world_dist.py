@@ -88,6 +88,7 @@ from spec_runner import (
     assert_holding_half_goes_red,
     assert_not_holding,
     claim_args,
+    red_tests,
 )
 
 # the launcher claims that hold before 1.9 and are partly from 1.9 (torch.distributed.launch is deprecated):
@@ -296,5 +297,5 @@ def test_a_launcher_with_dash_m_only_and_one_resolving_the_master_host_name_turn
     for claim, (test, fragments) in LAUNCHER_ADDED_CASES.items():
         assert_holding_half_goes_red(run, claim, *fragments)
         # red on the added case alone: -m, and an address given as an IP, work as before
-        red = [t["nodeid"].split("::")[-1] for t in run.claim(claim)["tests"] if t["outcome"] in ("failed", "error")]
+        red = red_tests(run, claim)
         assert red == [test], f"{claim}: red tests {red}"

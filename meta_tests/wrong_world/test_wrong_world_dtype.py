@@ -79,6 +79,7 @@ from spec_runner import (
     assert_not_holding,
     claim_args,
     make_runner,
+    red_tests,
 )
 
 IMAGE_RECIPE_CLAIMS = {
@@ -141,9 +142,6 @@ def test_a_consumer_that_does_not_wait_for_a_non_blocking_copy_turns_non_blockin
     assert_goes_red(run, "dtype.to-non-blocking-semantics", "started on partly arrived data")
 
 
-def red_tests(run, cid):
-    """The claim's red tests, by test name and parameters (the module's path dropped)."""
-    return sorted(t["nodeid"].split("::")[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error"))
 
 
 # the cases added to the two to_tensor claims, each in a world of its own (both worlds patch to_tensor,

@@ -10,7 +10,7 @@
 """
 import pytest
 
-from spec_runner import assert_goes_red
+from spec_runner import assert_goes_red, red_tests
 
 
 def test_kaiming_normal_on_fan_in_turns_kaiming_conv_red(optim_autograd_init_run):
@@ -29,9 +29,6 @@ def test_xavier_uniform_that_takes_a_bias_turns_xavier_bias_red(run_spec):
     assert_goes_red(run, "init.xavier-bias", "DID NOT RAISE ValueError")
 
 
-def red_tests(run, cid):
-    """The names of the claim's tests that went red (the node ID after its last '::')."""
-    return [t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
 
 
 def test_an_init_loop_that_reaches_only_top_level_convs_turns_the_nested_conv_case_of_kaiming_conv_red(run_spec):

@@ -45,6 +45,7 @@ from spec_runner import (
     assert_holding_half_goes_red,
     claim_args,
     make_runner,
+    red_tests,
 )
 
 PARTLY = {"nn.named-modules-add-module", "nn.rnn-output-vs-hn"}
@@ -156,5 +157,5 @@ def test_a_strided_f_max_pool2d_an_unregistered_bias_and_a_two_layer_rnn_turn_ad
         # nn.rnn-defaults is partly: the world breaks the half that holds
         (assert_holding_half_goes_red if claim == "nn.rnn-defaults" else assert_goes_red)(run, claim, *fragments)
         # red on the added case alone: the claim's other tests pass in these worlds
-        red = [t["nodeid"].split("::")[-1] for t in run.claim(claim)["tests"] if t["outcome"] in ("failed", "error")]
+        red = red_tests(run, claim)
         assert red == [test], f"{claim}: red tests {red}"

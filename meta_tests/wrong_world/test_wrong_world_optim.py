@@ -27,7 +27,7 @@ must go red there, for the reason their assertions give.
 """
 import pytest
 
-from spec_runner import assert_failing_half_goes_red, assert_goes_red
+from spec_runner import assert_failing_half_goes_red, assert_goes_red, red_tests
 
 CASES = [
     pytest.param("test_optim_zero_grad.py", "optim.zero-grad-clears", "optimizer_zero_grad_does_nothing",
@@ -74,9 +74,6 @@ def test_every_parameter_grouped_and_a_step_that_iterates_twice_turn_yolo_and_tr
     assert_goes_red(run, "optim.trainer-sgd-adam-step", "step 1, parameter 0")
 
 
-def red_tests(run, cid):
-    """The names of the claim's tests that went red (the node ID after its last '::')."""
-    return [t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
 
 
 # the cases re-judging added to four claims, each red in a world of its own; the worlds stack in one

@@ -41,7 +41,7 @@ import pytest
 
 from fixtures.boundaries import NON_BOOL_MASKS_REJECTED
 from fixtures.versions import NAMED_TENSORS_REMOVED, torch_at_least
-from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args
+from spec_runner import assert_failing_half_goes_red, assert_goes_red, claim_args, red_tests
 
 SHAPE_AND_CONVERSION_CLAIMS = {
     "tensor.flatten-range": "flatten(",
@@ -149,9 +149,6 @@ def test_flat_tolist_float32_from_numpy_and_a_wide_rand_turn_the_conversion_clai
         assert_goes_red(run, cid, fragment)
 
 
-def red_tests(run, cid):
-    """The names of the claim's tests that went red (the node ID after its last '::')."""
-    return [t["nodeid"].rsplit("::", 1)[-1] for t in run.claim(cid)["tests"] if t["outcome"] in ("failed", "error")]
 
 
 # the cases re-judging added: an int64 tensor for tensor.numpy-tolist-methods, torch.squeeze(t) beside
